@@ -1,0 +1,1 @@
+"""Callbreak Master: a tournament platform for Callbreak bots."""

@@ -1,0 +1,51 @@
+"""A game: several deals with the deal passing to the right and cumulative scores."""
+
+from __future__ import annotations
+
+from arena.game.deal import OVER, Deal, derive_seed
+from arena.game.errors import IllegalAction
+from arena.game.observation import Observation
+from arena.game.rules import Ruleset
+
+
+class Game:
+    """``rules.deals_per_game`` deals from one seed; the same seed gives the same deals."""
+
+    def __init__(self, rules: Ruleset, seed: int, first_dealer: int = 0) -> None:
+        self.rules, self.seed, self.first_dealer = rules, seed, first_dealer
+        self.scores = [0, 0, 0, 0]
+        self.finished: list[Deal] = []
+        self.deal: Deal = self._new_deal(0)
+
+    def _new_deal(self, index: int) -> Deal:
+        dealer = (self.first_dealer + index) % 4
+        return Deal(self.rules, derive_seed(self.seed, index), dealer, index, tuple(self.scores))
+
+    @property
+    def over(self) -> bool:
+        return self.deal.phase == OVER and len(self.finished) == self.rules.deals_per_game
+
+    def call(self, seat: int, n: int) -> None:
+        self._check_live()
+        self.deal.call(seat, n)
+
+    def play(self, seat: int, card: int) -> int | None:
+        self._check_live()
+        winner = self.deal.play(seat, card)
+        if self.deal.phase == OVER:
+            self._close_deal()
+        return winner
+
+    def _close_deal(self) -> None:
+        for seat, pts in enumerate(self.deal.points()):
+            self.scores[seat] += pts
+        self.finished.append(self.deal)
+        if len(self.finished) < self.rules.deals_per_game:
+            self.deal = self._new_deal(len(self.finished))
+
+    def _check_live(self) -> None:
+        if self.over:
+            raise IllegalAction("the game is over")
+
+    def observation(self, seat: int) -> Observation:
+        return self.deal.observation(seat)

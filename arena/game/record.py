@@ -1,0 +1,123 @@
+"""The game record (replay): versioned JSON, re-validated move by move from its seed.
+
+A record holds the ruleset, the seed, and per deal the dealt hands, every call and card in
+order, trick winners and points. The referee adds per-decision timings and faults under
+``decisions`` and ``faults``; validation ignores keys it does not know, so records can grow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.game.cards import cards_of, format_cards, parse_cards
+from arena.game.deal import Deal
+from arena.game.errors import IllegalAction
+from arena.game.game import Game
+from arena.game.rules import Ruleset
+
+FORMAT = "callbreak-game"
+VERSION = 1
+
+
+def points_json(tenths: int) -> float | int:
+    return tenths // 10 if tenths % 10 == 0 else tenths / 10
+
+
+def deal_record(deal: Deal) -> dict[str, Any]:
+    return {
+        "index": deal.index,
+        "seed": deal.seed,
+        "redeals": deal.redeals,
+        "dealer": deal.dealer,
+        "hands": [format_cards(cards_of(h)) for h in deal.dealt],
+        "calls": list(deal.calls),
+        "tricks": [
+            {"leader": t.leader, "cards": [str(c) for c in t.cards], "winner": t.winner}
+            for t in deal.tricks
+        ],
+        "won": list(deal.won),
+        "points": [points_json(p) for p in deal.points()],
+    }
+
+
+def game_record(game: Game, players: list[str] | None = None) -> dict[str, Any]:
+    """The record of a finished game; ``players`` names the bot in each seat."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": game.rules.to_dict(),
+        "seed": game.seed,
+        "first_dealer": game.first_dealer,
+        "players": players,
+        "deals": [deal_record(d) for d in game.finished],
+        "scores": [points_json(s) for s in game.scores],
+    }
+
+
+class RecordError(ValueError):
+    """The first place where a record disagrees with the rules replayed from its seed."""
+
+
+def check_game_record(record: dict[str, Any]) -> None:
+    """Replay ``record`` with the engine; raise ``RecordError`` at the first inconsistency."""
+    if record.get("format") != FORMAT or record.get("version") != VERSION:
+        raise RecordError(f"not a {FORMAT} v{VERSION} record")
+    try:
+        game = Game(Ruleset.from_dict(record["rules"]), record["seed"], record["first_dealer"])
+        deals = record["deals"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordError(f"bad record header: {exc}") from None
+    if len(deals) != game.rules.deals_per_game:
+        raise RecordError(
+            f"{len(deals)} deals recorded, the rules play {game.rules.deals_per_game}"
+        )
+    for i, deal in enumerate(deals):
+        try:
+            _replay_deal(game, deal)
+        except (IllegalAction, KeyError, TypeError, ValueError, IndexError) as exc:
+            raise RecordError(f"deal {i}: {exc}") from None
+    _expect("final scores", record.get("scores"), [points_json(s) for s in game.scores])
+
+
+def _replay_deal(game: Game, rec: dict[str, Any]) -> None:
+    deal = game.deal
+    for key in ("index", "seed", "dealer", "redeals"):
+        _expect(key, rec[key], getattr(deal, key))
+    _expect("hands", rec["hands"], [format_cards(cards_of(h)) for h in deal.dealt])
+    for k in range(4):
+        seat = (deal.dealer + 1 + k) % 4
+        game.call(seat, rec["calls"][seat])
+    for t, trick in enumerate(rec["tricks"]):
+        _expect(f"trick {t} leader", trick["leader"], deal.leader)
+        winner = None
+        for k, card in enumerate(parse_cards(trick["cards"])):
+            try:
+                winner = game.play(deal.to_act, card)
+            except IllegalAction as exc:
+                raise IllegalAction(f"trick {t}, card {k}: {exc}") from None
+        _expect(f"trick {t} winner", trick["winner"], winner)
+    if deal.phase != "over":
+        raise RecordError(f"only {len(rec['tricks'])} tricks recorded")
+    _expect("tricks won", rec["won"], deal.won)
+    _expect("points", rec["points"], [points_json(p) for p in deal.points()])
+
+
+def _expect(what: str, recorded: Any, actual: Any) -> None:
+    if recorded != actual:
+        raise RecordError(f"{what}: record says {recorded!r}, the rules give {actual!r}")
+
+
+def validate_record(record: dict[str, Any]) -> str | None:
+    """The first inconsistency in a game record, or in any game of a match record; None if sound."""
+    games = record.get("games") if isinstance(record, dict) else None
+    try:
+        if games is None:
+            check_game_record(record)
+        for g, game in enumerate(games or []):
+            try:
+                check_game_record(game)
+            except RecordError as exc:
+                raise RecordError(f"game {g}: {exc}") from None
+    except RecordError as exc:
+        return str(exc)
+    return None

@@ -1,0 +1,1 @@
+"""sample_bots package."""
