@@ -1,0 +1,1 @@
+"""Tests of the bot protocol: the .proto, its generated stubs and the sample bots."""
