@@ -1,0 +1,113 @@
+"""The one interface the referee sees: a Player answers decisions and hears events.
+
+An in-process strategy, a sandboxed process and a remote bot all implement ``Player``;
+failures surface as ``BotFault`` exceptions so the referee can apply one failure policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from arena.game import Card, Observation, Ruleset, Trick
+
+Kind = Literal["call", "play"]
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """What a player learns when the match starts."""
+
+    match_id: str
+    rules: Ruleset
+    decision_ms: int
+    bank_ms: int
+
+
+@dataclass(frozen=True)
+class Request:
+    """One decision: the seat's whole observation plus the clock."""
+
+    id: int
+    kind: Kind
+    game: int
+    observation: Observation
+    time_left_ms: int
+    decision_ms: int
+
+
+@dataclass(frozen=True)
+class TrickEnd:
+    trick: Trick
+
+
+@dataclass(frozen=True)
+class DealEnd:
+    game: int
+    deal: int
+    won: tuple[int, ...]
+    calls: tuple[int, ...]
+    points: tuple[float, ...]
+    scores: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    game: int
+    scores: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class MatchEnd:
+    pass
+
+
+Event = TrickEnd | DealEnd | GameEnd | MatchEnd
+Move = int | Card | str | None
+
+
+class BotFault(Exception):
+    """A decision went wrong; ``kind`` is a short code stored with the fault."""
+
+    kind = "fault"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class BotTimeout(BotFault):
+    kind = "timeout"
+
+
+class BadReply(BotFault):
+    kind = "malformed"
+
+
+class StaleReply(BotFault):
+    kind = "stale_id"
+
+
+class BotDied(BotFault):
+    """The bot cannot answer any more (crashed, exited, connection lost): forfeit the seat."""
+
+    kind = "crash"
+
+
+class Player(Protocol):
+    name: str
+
+    def start(self, info: MatchInfo, timeout_s: float) -> None:
+        """Connect and handshake; raise ``BotDied`` if the bot cannot play."""
+
+    def decide(self, request: Request, timeout_s: float) -> Move:
+        """The bot's raw answer (validated by the referee); raise ``BotFault`` on failure."""
+
+    def notify(self, event: Event) -> None:
+        """Tell the bot something it may ignore; never raises."""
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time the bot has used so far, where the OS tells; else None."""
+
+    def close(self) -> None:
+        """Release everything (processes, connections); idempotent."""

@@ -1,0 +1,255 @@
+"""One match: a duplicate set of games between four Players, under one clock and one policy.
+
+Entrant ``e`` sits in seat ``(e + g) % 4`` in game ``g``; every game replays the same
+seeded deals, so over four games each entrant holds every hand once. Any failure of a bot
+becomes a fallback move plus a strike; after ``max_strikes`` strikes, or when the bot dies,
+its seat is auto-played for the rest of the match. The match always completes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+
+from arena.bots.player import (
+    BotDied,
+    BotFault,
+    DealEnd,
+    Event,
+    GameEnd,
+    MatchEnd,
+    MatchInfo,
+    Player,
+    Request,
+    TrickEnd,
+)
+from arena.game import CALLING, OVER, PAGAT, Deal, Game, Ruleset, call_made, game_record
+from arena.game.record import points_json
+from arena.referee.moves import checked, fallback
+from arena.referee.result import Fault, GameResult, MatchResult
+
+MATCH_FORMAT = "callbreak-match"
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Per-decision allowance plus a per-game bank that absorbs any overrun."""
+
+    decision_ms: int = 1000
+    bank_ms: int = 10_000
+    startup_ms: int = 15_000
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    match_id: str
+    rules: Ruleset = PAGAT
+    seed: int = 0
+    games: int = 4
+    clock: Clock = field(default_factory=Clock)
+    max_strikes: int = 3
+
+
+@dataclass
+class _Entrant:
+    player: Player
+    strikes: int = 0
+    forfeited: bool = False
+    bank_ms: float = 0.0
+
+
+DealHook = Callable[[int, Deal, Sequence[int]], None]
+
+
+class Referee:
+    def __init__(
+        self, spec: MatchSpec, players: Sequence[Player], on_deal: DealHook | None
+    ) -> None:
+        if len(players) != 4:
+            raise ValueError(f"a match needs 4 players, not {len(players)}")
+        self.spec, self.on_deal = spec, on_deal
+        self.entrants = [_Entrant(p) for p in players]
+        self.result = MatchResult(spec.match_id, [p.name for p in players])
+        self.next_id = 0
+        self.games: list[dict] = []
+
+    def run(self) -> MatchResult:
+        try:
+            self._start_all()
+            for g in range(self.spec.games):
+                self._play_game(g)
+            self._broadcast(MatchEnd())
+        finally:
+            for e in self.entrants:
+                e.player.close()
+        self.result.forfeited = [e.forfeited for e in self.entrants]
+        self.result.record = self._record()
+        return self.result
+
+    def _start_all(self) -> None:
+        spec, clock = self.spec, self.spec.clock
+        info = MatchInfo(spec.match_id, spec.rules, clock.decision_ms, clock.bank_ms)
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            futures = [
+                pool.submit(_start, e.player, info, clock.startup_ms / 1000) for e in self.entrants
+            ]
+        for index, fut in enumerate(futures):
+            if (failure := fut.result()) is not None:
+                self._forfeit(index, Fault(index, "start_failed", failure))
+
+    def _play_game(self, g: int) -> None:
+        game = Game(self.spec.rules, self.spec.seed)
+        seats = [(s - g) % 4 for s in range(4)]  # entrant in each seat
+        for e in self.entrants:
+            e.bank_ms = self.spec.clock.bank_ms
+        logs: dict[int, list[dict]] = {}
+        while not game.over:
+            deal = game.deal
+            self._turn(game, deal, seats, g, logs.setdefault(deal.index, []))
+        self._finish_game(game, seats, g, logs)
+
+    def _turn(self, game: Game, deal: Deal, seats: list[int], g: int, log: list[dict]) -> None:
+        seat = deal.to_act
+        assert seat is not None
+        kind = "call" if deal.phase == CALLING else "play"
+        move = self._decide(seats[seat], kind, deal, g, log)
+        if kind == "call":
+            game.call(seat, move)
+            return
+        if game.play(seat, move) is not None:
+            self._broadcast(TrickEnd(deal.tricks[-1]))
+        if deal.phase == OVER:
+            self._deal_over(deal, g, seats)
+
+    def _decide(self, e: int, kind: str, deal: Deal, g: int, log: list[dict]):
+        entrant, seat = self.entrants[e], deal.to_act
+        obs = deal.observation(seat)
+        if entrant.forfeited:
+            log.append({"seat": seat, "auto": True})
+            return fallback(kind, obs)
+        self.next_id += 1
+        allowed = self.spec.clock.decision_ms + entrant.bank_ms
+        request = Request(self.next_id, kind, g, obs, int(entrant.bank_ms), int(allowed))
+        cpu0, t0 = entrant.player.cpu_seconds(), time.perf_counter()
+        fault = None
+        try:
+            move = checked(kind, entrant.player.decide(request, allowed / 1000), obs)
+        except BotFault as exc:
+            fault, move = exc, fallback(kind, obs)
+        wall_ms = (time.perf_counter() - t0) * 1000
+        entrant.bank_ms = max(
+            0.0, entrant.bank_ms - max(0.0, wall_ms - self.spec.clock.decision_ms)
+        )
+        log.append(
+            _decision_entry(seat, request.id, wall_ms, cpu0, entrant.player.cpu_seconds(), fault)
+        )
+        if fault is not None:
+            self._strike(e, fault, g, deal.index, request.id)
+        return move
+
+    def _strike(self, e: int, exc: BotFault, g: int, deal: int, decision: int) -> None:
+        entrant = self.entrants[e]
+        entrant.strikes += 1
+        self.result.faults.append(Fault(e, exc.kind, exc.reason, g, deal, decision))
+        if isinstance(exc, BotDied):
+            self._forfeit(e, Fault(e, "forfeit", f"the bot died: {exc.reason}", g, deal, decision))
+        elif entrant.strikes >= self.spec.max_strikes:
+            reason = f"{entrant.strikes} strikes (limit {self.spec.max_strikes})"
+            self._forfeit(e, Fault(e, "forfeit", reason, g, deal, decision))
+
+    def _forfeit(self, e: int, fault: Fault) -> None:
+        entrant = self.entrants[e]
+        if fault.kind != "forfeit":
+            self.result.faults.append(fault)
+            fault = Fault(e, "forfeit", fault.reason, fault.game, fault.deal, fault.decision)
+        self.result.faults.append(fault)
+        entrant.forfeited = True
+        entrant.player.close()
+
+    def _broadcast(self, event: Event) -> None:
+        for entrant in self.entrants:
+            if not entrant.forfeited:
+                entrant.player.notify(event)
+
+    def _deal_over(self, deal: Deal, g: int, seats: list[int]) -> None:
+        points = deal.points()
+        scores = [s + p for s, p in zip(deal.scores_before, points, strict=True)]
+        self._broadcast(
+            DealEnd(
+                g,
+                deal.index,
+                tuple(deal.won),
+                tuple(c or 0 for c in deal.calls),
+                tuple(points_json(p) for p in points),
+                tuple(points_json(s) for s in scores),
+            )
+        )
+        if self.on_deal is not None:
+            self.on_deal(g, deal, seats)
+
+    def _finish_game(
+        self, game: Game, seats: list[int], g: int, logs: dict[int, list[dict]]
+    ) -> None:
+        self._broadcast(GameEnd(g, tuple(points_json(s) for s in game.scores)))
+        by_entrant = {seats[s]: s for s in range(4)}
+        made = [
+            sum(call_made(d.calls[s] or 0, d.won[s], d.rules) for d in game.finished)
+            for s in range(4)
+        ]
+        self.result.games.append(
+            GameResult(
+                index=g,
+                seats=tuple(seats),
+                points=tuple(game.scores[by_entrant[e]] for e in range(4)),
+                calls_made=tuple(made[by_entrant[e]] for e in range(4)),
+                deals=len(game.finished),
+            )
+        )
+        record = game_record(game, [self.result.players[e] for e in seats])
+        record["seats"] = seats
+        for deal_record in record["deals"]:
+            deal_record["decisions"] = logs[deal_record["index"]]
+        self.games.append(record)
+
+    def _record(self) -> dict:
+        spec = self.spec
+        return {
+            "format": MATCH_FORMAT,
+            "version": 1,
+            "match_id": spec.match_id,
+            "rules": spec.rules.to_dict(),
+            "seed": spec.seed,
+            "clock": asdict(spec.clock),
+            "max_strikes": spec.max_strikes,
+            "players": self.result.players,
+            "games": self.games,
+            "faults": [f.to_dict() for f in self.result.faults],
+            "forfeited": self.result.forfeited,
+            "totals": [points_json(t) for t in self.result.totals],
+        }
+
+
+def _start(player: Player, info: MatchInfo, timeout_s: float) -> str | None:
+    try:
+        player.start(info, timeout_s)
+    except BotFault as exc:
+        return exc.reason
+    return None
+
+
+def _decision_entry(seat, decision, wall_ms, cpu0, cpu1, fault) -> dict:
+    entry = {"seat": seat, "id": decision, "ms": round(wall_ms, 3)}
+    if cpu0 is not None and cpu1 is not None:
+        entry["cpu_ms"] = round((cpu1 - cpu0) * 1000, 3)
+    if fault is not None:
+        entry["fault"] = fault.kind
+    return entry
+
+
+def play_match(
+    spec: MatchSpec, players: Sequence[Player], on_deal: DealHook | None = None
+) -> MatchResult:
+    """Play the whole duplicate set and return the result with its replay record."""
+    return Referee(spec, players, on_deal).run()

@@ -1,0 +1,84 @@
+"""Serve a ``Bot`` on the address the platform gives, over the callbreak.v1 stream."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Iterator
+from concurrent import futures
+
+import grpc
+
+from arena.bots.wire import PROTOCOL, event_from_proto, observation_from_proto, rules_from_proto
+from arena.proto import bot_pb2 as pb
+from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.sdk.bot import Bot
+
+log = logging.getLogger("arena.sdk")
+
+
+class _Servicer(pb_grpc.BotServicer):
+    def __init__(self, bot: Bot, done: threading.Event) -> None:
+        self.bot, self.done = bot, done
+
+    def Play(
+        self, request_iterator: Iterator[pb.RefereeMessage], context
+    ) -> Iterator[pb.BotMessage]:
+        rules = None
+        try:
+            for msg in request_iterator:
+                kind = msg.WhichOneof("kind")
+                if kind == "hello":
+                    rules = rules_from_proto(msg.hello.rules)
+                    reply = pb.HelloReply(
+                        protocol=PROTOCOL, name=self.bot.name, version=self.bot.version
+                    )
+                    yield pb.BotMessage(hello=reply)
+                elif kind == "decision" and rules is not None:
+                    yield pb.BotMessage(decision=self._decide(msg.decision, rules))
+                elif kind == "event":
+                    event = event_from_proto(msg.event)
+                    if event is not None:
+                        self.bot.on_event(event)
+        finally:
+            self.done.set()
+
+    def _decide(self, req: pb.DecisionRequest, rules) -> pb.DecisionReply:
+        bot = self.bot
+        bot.time_left_ms, bot.decision_ms, bot.game = (
+            req.time_left_ms,
+            req.decision_ms,
+            req.observation.game,
+        )
+        obs = observation_from_proto(req, rules)
+        try:
+            if req.kind == pb.CALL:
+                return pb.DecisionReply(id=req.id, call=int(bot.call(obs)))
+            return pb.DecisionReply(id=req.id, card=str(bot.play(obs)))
+        except Exception:  # an author's bug must not kill the bot: the referee records it
+            traceback.print_exc()
+            return pb.DecisionReply(id=req.id)
+
+
+def address_from_environment(argv: list[str] | None = None) -> str:
+    argv = sys.argv[1:] if argv is None else argv
+    address = argv[-1] if argv else os.environ.get("CALLBREAK_ADDRESS", "")
+    if not address:
+        raise SystemExit("no address: pass it as the last argument or set CALLBREAK_ADDRESS")
+    return address
+
+
+def serve(bot: Bot, address: str | None = None) -> None:
+    """Serve until the match stream ends or SIGTERM arrives."""
+    done = threading.Event()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    pb_grpc.add_BotServicer_to_server(_Servicer(bot, done), server)
+    server.add_insecure_port(address or address_from_environment())
+    server.start()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    done.wait()
+    server.stop(grace=0.5).wait()
