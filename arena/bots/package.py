@@ -140,10 +140,8 @@ def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, done: int, 
     with zf.open(info) as src, open(out, "wb") as dst:
         while chunk := src.read(1 << 16):
             written += len(chunk)
-            if written > budget:
-                raise PackageError(
-                    f"archive unpacks to more than the limit of {MAX_UNPACKED_BYTES} bytes"
-                )
+            if done + written > limit:
+                raise PackageError(f"archive unpacks to more than the size limit ({limit} bytes)")
             dst.write(chunk)
     if info.external_attr >> 16 & 0o111:
         out.chmod(0o755)

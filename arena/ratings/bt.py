@@ -29,22 +29,25 @@ def _log_sigmoid(x: Array) -> Array:
     return -np.logaddexp(0.0, -x)
 
 
-def objective(theta: Array, wins: Array, prior: float) -> float:
-    """Penalised log-likelihood; used only by the line search."""
-    ll = float(np.sum(wins * _log_sigmoid(theta[:, None] - theta[None, :])))
-    return ll + 0.5 * prior * float(np.sum(_log_sigmoid(theta) + _log_sigmoid(-theta)))
+def _t(m: Array) -> Array:
+    return np.swapaxes(m, -1, -2)
+
+
+def objective(theta: Array, wins: Array, prior: float) -> Array:
+    """Penalised log-likelihood (one value per problem in a batch)."""
+    ll = np.sum(wins * _log_sigmoid(theta[..., :, None] - theta[..., None, :]), axis=(-2, -1))
+    return ll + 0.5 * prior * np.sum(_log_sigmoid(theta) + _log_sigmoid(-theta), axis=-1)
 
 
 def derivatives(theta: Array, wins: Array, prior: float) -> tuple[Array, Array]:
     """Gradient and information (negative Hessian) of :func:`objective`."""
-    games = wins + wins.T
-    p = sigmoid(theta[:, None] - theta[None, :])
-    grad = (wins - games * p).sum(axis=1)
+    games = wins + _t(wins)
+    p = sigmoid(theta[..., :, None] - theta[..., None, :])
     v = games * p * (1.0 - p)
-    info = -v
     s = sigmoid(theta)
-    info[np.diag_indices_from(info)] += v.sum(axis=1) + prior * s * (1.0 - s)
-    grad += prior * (0.5 - s)
+    grad = (wins - games * p).sum(axis=-1) + prior * (0.5 - s)
+    diagonal = v.sum(axis=-1) + prior * s * (1.0 - s)
+    info = np.eye(theta.shape[-1]) * diagonal[..., None, :] - v
     return grad, info
 
 
@@ -57,23 +60,29 @@ def solve(
 ) -> Array:
     """Maximise the penalised likelihood by Newton's method with backtracking.
 
-    Backtracking keeps the ascent monotone when a perfect record pushes the
-    optimum far from the start (the pure Newton step would overshoot there).
+    ``wins`` is one (n, n) matrix or a batch (b, n, n); batching many small
+    problems (bootstrap resamples) amortises Python overhead.  Backtracking
+    keeps the ascent monotone when a perfect record puts the optimum far from
+    the start, where a pure Newton step would overshoot.
     """
-    n = wins.shape[0]
-    theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=float)
-    f = objective(theta, wins, prior)
+    batch = wins.reshape(-1, *wins.shape[-2:])
+    shape = batch.shape[:2]
+    theta = np.zeros(shape) if theta0 is None else np.broadcast_to(theta0, shape).astype(float)
+    f = objective(theta, batch, prior)
     for _ in range(max_iter):
-        grad, info = derivatives(theta, wins, prior)
-        step = np.linalg.solve(info, grad)
-        t = 1.0
+        grad, info = derivatives(theta, batch, prior)
+        step = np.linalg.solve(info, grad[..., None])[..., 0]
+        t = np.ones(len(batch))
+        cand, f_cand = theta + step, objective(theta + step, batch, prior)
+        worse = np.ones(len(batch), dtype=bool)
         while True:
-            cand = theta + t * step
-            f_cand = objective(cand, wins, prior)
-            if f_cand >= f - 1e-12 * abs(f) or t < 1e-9:
+            worse &= (f_cand < f - 1e-12 * np.abs(f)) & (t > 1e-9)
+            if not worse.any():
                 break
-            t *= 0.5
+            t[worse] *= 0.5
+            cand[worse] = theta[worse] + t[worse, None] * step[worse]
+            f_cand[worse] = objective(cand[worse], batch[worse], prior)
         theta, f = cand, f_cand
-        if np.max(np.abs(t * step)) < tol:
+        if np.max(np.abs(t[:, None] * step)) < tol:
             break
-    return theta
+    return theta.reshape(wins.shape[:-1])
