@@ -1,0 +1,119 @@
+"""A Player that runs a bot package as a sandboxed process and talks to it over gRPC."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from arena.bots.grpc_player import GrpcPlayer
+from arena.bots.limits import DEFAULT_LIMITS, Limits
+from arena.bots.package import BotPackage
+from arena.bots.player import BotDied, Event, MatchInfo, Move, Request
+from arena.bots.sandbox import (
+    SandboxedProcess,
+    SandboxError,
+    SandboxPolicy,
+    launch,
+    socket_endpoint,
+)
+
+
+class ProcessPlayer:
+    """Starts the package's command in the sandbox with the socket address as its last
+    argument and in ``CALLBREAK_ADDRESS``; its log is kept in ``log_dir``."""
+
+    def __init__(
+        self,
+        package: BotPackage,
+        name: str | None = None,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
+        policy: SandboxPolicy | None = None,
+        log_dir: Path | None = None,
+    ) -> None:
+        self.package, self.name = package, name or package.name
+        self.limits, self.policy = limits, policy
+        self.log_dir = log_dir
+        self.log_path: Path | None = None
+        self._proc: SandboxedProcess | None = None
+        self._grpc: GrpcPlayer | None = None
+        self._socket_dir: Path | None = None
+
+    def start(self, info: MatchInfo, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        log_dir = self.log_dir or self._socket_dir
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / f"{self.name}.log"
+        try:
+            endpoint = socket_endpoint(self._socket_dir, policy=self.policy)
+            self._proc = launch(
+                [*self.package.launch_command(), endpoint.bot_address],
+                self.package.root,
+                socket_dir=self._socket_dir,
+                log_path=self.log_path,
+                limits=self.limits,
+                env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
+                policy=self.policy,
+            )
+        except (SandboxError, OSError) as exc:
+            raise BotDied(f"could not start: {exc}") from None
+        self._wait_for_socket(endpoint.host_path, deadline)
+        self._grpc = GrpcPlayer(endpoint.host_address, self.name)
+        try:
+            self._grpc.start(info, max(0.1, deadline - time.monotonic()))
+        except BotDied as exc:
+            raise BotDied(self._explain(exc.reason)) from None
+
+    def _wait_for_socket(self, path: Path, deadline: float) -> None:
+        while not path.exists():
+            if not self._proc.alive():
+                raise BotDied(self._explain("exited during start-up"))
+            if time.monotonic() > deadline:
+                raise BotDied(self._explain("did not open its socket in time"))
+            time.sleep(0.005)
+
+    def decide(self, request: Request, timeout_s: float) -> Move:
+        if self._grpc is None:
+            raise BotDied("not started")
+        try:
+            return self._grpc.decide(request, timeout_s)
+        except BotDied as exc:
+            raise BotDied(self._explain(exc.reason)) from None
+
+    def notify(self, event: Event) -> None:
+        if self._grpc is not None:
+            self._grpc.notify(event)
+
+    def cpu_seconds(self) -> float | None:
+        return None
+
+    def close(self) -> None:
+        if self._grpc is not None:
+            self._grpc.close()
+        if self._proc is not None:
+            self._proc.stop()
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._socket_dir = None
+
+    def _explain(self, reason: str) -> str:
+        """Add the exit status and the last line of the bot's log, which authors need."""
+        parts = [reason]
+        if self._proc is not None and not self._proc.alive():
+            parts.append(f"exit status {self._proc.returncode}")
+        tail = _last_line(self.log_path)
+        if tail:
+            parts.append(f"last log line: {tail}")
+        return "; ".join(parts)
+
+
+def _last_line(path: Path | None) -> str:
+    if path is None or not path.exists():
+        return ""
+    with open(path, "rb") as f:
+        f.seek(max(0, path.stat().st_size - 2000))
+        lines = f.read().decode(errors="replace").strip().splitlines()
+    return lines[-1][:300] if lines else ""

@@ -1,0 +1,118 @@
+"""``arena play``: one match between four bots, printed deal by deal."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from arena.bots.factory import make_player
+from arena.bots.package import PackageError
+from arena.bots.sandbox import SandboxError
+from arena.cli.render import deal_lines, standings_table, unique_names
+from arena.game import RULESETS, Deal
+from arena.referee import Clock, MatchResult, MatchSpec, play_match
+
+
+@click.command()
+@click.argument("bots", nargs=4)
+@click.option("--rules", type=click.Choice(sorted(RULESETS)), default="pagat", show_default=True)
+@click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules']")
+@click.option(
+    "--games",
+    type=click.IntRange(1, 16),
+    default=4,
+    show_default=True,
+    help="Games in the duplicate set (bots rotate one seat per game).",
+)
+@click.option("--seed", type=int, help="Seed of the deals [default: random, printed].")
+@click.option("--decision-ms", type=click.IntRange(1), default=1000, show_default=True)
+@click.option(
+    "--bank-ms",
+    type=click.IntRange(0),
+    default=10_000,
+    show_default=True,
+    help="Time bank per game for overruns.",
+)
+@click.option(
+    "--replay",
+    "replay_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the match record (JSON) here.",
+)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Keep each process bot's stdout/stderr here.",
+)
+@click.option("--quiet", is_flag=True, help="Only the standings, not every deal.")
+def play(
+    bots, rules, deals, games, seed, decision_ms, bank_ms, replay_file, log_dir, quiet
+) -> None:
+    """Play a match between four BOTS: bot directories/zips or house bots (random, heuristic)."""
+    ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
+    seed = random.randrange(2**31) if seed is None else seed
+    try:
+        players = [make_player(b, seed=seed + i, log_dir=log_dir) for i, b in enumerate(bots)]
+    except (PackageError, SandboxError) as exc:
+        raise click.ClickException(str(exc)) from None
+    spec = MatchSpec(f"play-{seed}", ruleset, seed, games, Clock(decision_ms, bank_ms))
+    console = Console()
+    shape = f"{games} games × {ruleset.deals_per_game} deals"
+    console.print(f"Match {spec.match_id}: rules {rules}, {shape}, seed {seed}")
+    result = _run(spec, players, console, quiet)
+    _report(console, result)
+    if replay_file:
+        replay_file.write_text(json.dumps(result.record))
+        console.print(f"Replay written to {replay_file}")
+
+
+def _run(spec: MatchSpec, players, console: Console, quiet: bool) -> MatchResult:
+    names = unique_names([p.name for p in players])
+    total = spec.games * spec.rules.deals_per_game
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    ]
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("deals", total=total)
+
+        def on_deal(game: int, deal: Deal, seats) -> None:
+            if not quiet:
+                for line in deal_lines(game, deal, [names[e] for e in seats]):
+                    progress.console.print(line, highlight=False)
+            progress.advance(task)
+
+        try:
+            return play_match(spec, players, on_deal)
+        except SandboxError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+def _report(console: Console, result: MatchResult) -> None:
+    names = unique_names(result.players)
+    made = [sum(g.calls_made[e] for g in result.games) for e in range(4)]
+    deals = sum(g.deals for g in result.games)
+    faults = [
+        sum(1 for f in result.faults if f.entrant == e and f.kind != "forfeit") for e in range(4)
+    ]
+    extra = {
+        "calls made": [f"{m}/{deals}" for m in made],
+        "faults": faults,
+        "forfeited": ["yes" if f else "" for f in result.forfeited],
+    }
+    console.print(standings_table(names, result.totals, extra))
+    for fault in result.faults:
+        where = (
+            "" if fault.game is None else f" (game {fault.game + 1}, deal {(fault.deal or 0) + 1})"
+        )
+        console.print(
+            f"[yellow]fault[/] {names[fault.entrant]} {fault.kind}{where}: {fault.reason}",
+            highlight=False,
+        )
