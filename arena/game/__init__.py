@@ -1,11 +1,14 @@
-"""The pure Callbreak rules: no I/O, no clock, no randomness except the seeded deal."""
+"""The pure Callbreak rules: no I/O, no clock, no randomness except the seeded deal.
+
+The numba-compiled search fast path lives in ``arena.game.playout`` and is imported on
+demand, so that loading the rules never pays for the compiler.
+"""
 
 from arena.game.cards import CARDS, Card, cards_of, format_cards, mask_of, parse_card, parse_cards
 from arena.game.deal import CALLING, OVER, PLAYING, Deal, derive_seed
 from arena.game.errors import IllegalAction
 from arena.game.game import Game
 from arena.game.observation import Observation, Trick
-from arena.game.playout import Position, playout
 from arena.game.record import RecordError, check_game_record, game_record, validate_record
 from arena.game.rules import BHOOS, PAGAT, RULESETS, Ruleset, get_ruleset
 from arena.game.scoring import call_made, score_deal, score_tenths
@@ -24,7 +27,6 @@ __all__ = [
     "Game",
     "IllegalAction",
     "Observation",
-    "Position",
     "RecordError",
     "Ruleset",
     "Trick",
@@ -40,7 +42,6 @@ __all__ = [
     "mask_of",
     "parse_card",
     "parse_cards",
-    "playout",
     "score_deal",
     "score_tenths",
     "trick_winner",

@@ -60,6 +60,8 @@ class Deal:
         scores: tuple[int, ...] = (0, 0, 0, 0),
         hands: list[int] | None = None,
     ) -> None:
+        if dealer not in range(4):
+            raise ValueError(f"dealer must be a seat 0-3, not {dealer!r}")
         self.rules, self.seed, self.dealer, self.index = rules, seed, dealer, index
         self.scores_before = tuple(scores)
         self.redeals = 0

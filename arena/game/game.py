@@ -12,6 +12,8 @@ class Game:
     """``rules.deals_per_game`` deals from one seed; the same seed gives the same deals."""
 
     def __init__(self, rules: Ruleset, seed: int, first_dealer: int = 0) -> None:
+        if first_dealer not in range(4):
+            raise ValueError(f"first_dealer must be a seat 0-3, not {first_dealer!r}")
         self.rules, self.seed, self.first_dealer = rules, seed, first_dealer
         self.scores = [0, 0, 0, 0]
         self.finished: list[Deal] = []

@@ -60,13 +60,19 @@ class RecordError(ValueError):
 
 def check_game_record(record: dict[str, Any]) -> None:
     """Replay ``record`` with the engine; raise ``RecordError`` at the first inconsistency."""
-    if record.get("format") != FORMAT or record.get("version") != VERSION:
+    if (
+        not isinstance(record, dict)
+        or record.get("format") != FORMAT
+        or record.get("version") != VERSION
+    ):
         raise RecordError(f"not a {FORMAT} v{VERSION} record")
     try:
         game = Game(Ruleset.from_dict(record["rules"]), record["seed"], record["first_dealer"])
         deals = record["deals"]
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"bad record header: {exc}") from None
+    if not isinstance(deals, list):
+        raise RecordError(f"deals must be a list, not {type(deals).__name__}")
     if len(deals) != game.rules.deals_per_game:
         raise RecordError(
             f"{len(deals)} deals recorded, the rules play {game.rules.deals_per_game}"
@@ -87,10 +93,16 @@ def _replay_deal(game: Game, rec: dict[str, Any]) -> None:
     for k in range(4):
         seat = (deal.dealer + 1 + k) % 4
         game.call(seat, rec["calls"][seat])
+    _expect("calls", rec["calls"], deal.calls)
     for t, trick in enumerate(rec["tricks"]):
+        if deal.phase == "over":
+            raise RecordError(f"{len(rec['tricks'])} tricks recorded, a deal has 13")
         _expect(f"trick {t} leader", trick["leader"], deal.leader)
+        cards = trick["cards"]
+        if not isinstance(cards, list) or len(cards) != 4:
+            raise RecordError(f"trick {t}: a trick is a list of 4 cards, not {cards!r}")
         winner = None
-        for k, card in enumerate(parse_cards(trick["cards"])):
+        for k, card in enumerate(parse_cards(cards)):
             try:
                 winner = game.play(deal.to_act, card)
             except IllegalAction as exc:
@@ -113,6 +125,8 @@ def validate_record(record: dict[str, Any]) -> str | None:
     try:
         if games is None:
             check_game_record(record)
+        elif not isinstance(games, list):
+            raise RecordError(f"games must be a list, not {type(games).__name__}")
         for g, game in enumerate(games or []):
             try:
                 check_game_record(game)
