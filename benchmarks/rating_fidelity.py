@@ -1,0 +1,131 @@
+"""Does ``arena.ratings.fit`` recover the true order of 8 close bots from 400 games?
+
+Eight synthetic bots have true mean points per deal 0, g, 2g, …, 7g for a
+neighbour gap g.  Each game seats 4 of them at random.  Assumption (until real
+engine games are plugged in): a bot's game total is 5 deals × its mean + normal
+noise with 3.0 points SD per deal (≈ 6.7 per game), rounded to 0.1 — a typical
+spread of Callbreak deal scores (bids of 1–8 won or lost).
+
+For every gap, over many seeds, it prints the mean Kendall τ between fitted and
+true order and the coverage of the 95 % intervals of the true (population
+Bradley–Terry) Elo, and says whether the targets (τ ≥ 0.95, coverage 93–97 %)
+are met.  ``evaluate`` takes the game simulator as a parameter, so
+``simulate_games`` can later be replaced by engine games between heuristic bots
+of increasing randomness (pass ``true_elo=None`` when only the order is known).
+
+Usage: ``python benchmarks/rating_fidelity.py [--quick]``.
+"""
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Hashable, Sequence  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from arena.ratings import fit  # noqa: E402
+from arena.ratings.synthetic import (  # noqa: E402
+    covered,
+    fitted_elo,
+    kendall_tau,
+    points_games,
+    population_elo,
+    random_tables,
+)
+
+N_BOTS, N_GAMES, DEALS, SD_PER_DEAL = 8, 400, 5, 3.0
+TAU_TARGET, COVERAGE_RANGE = 0.95, (0.93, 0.97)
+
+Games = tuple[list[dict[int, float]], Sequence[Hashable] | None]
+Simulator = Callable[[np.random.Generator, int], Games]
+
+
+def simulate_games(rng: np.random.Generator, n_games: int, gap: float) -> Games:
+    """Synthetic games: bot i's mean is i·gap points per deal; no groups."""
+    mean_per_deal = gap * np.arange(N_BOTS)
+    tables = random_tables(rng, N_BOTS, n_games)
+    return points_games(rng, mean_per_deal, tables, DEALS, SD_PER_DEAL), None
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    mean_tau: float
+    coverage: dict[str, float]  # interval method → fraction covered (empty without truth)
+
+
+def evaluate(
+    simulate: Simulator,
+    true_order: np.ndarray,
+    true_elo: np.ndarray | None,
+    n_games: int,
+    seeds: range,
+    methods: Sequence[str] = ("sandwich",),
+) -> Fidelity:
+    """Mean τ and interval coverage of ``fit`` over ``seeds`` runs of ``simulate``."""
+    taus, hits, total = [], dict.fromkeys(methods, 0), 0
+    for seed in seeds:
+        games, groups = simulate(np.random.default_rng(seed), n_games)
+        for method in methods:
+            ratings = fit(games, groups, intervals=method, seed=seed)
+            if true_elo is not None:
+                hits[method] += covered(ratings, true_elo)
+        taus.append(kendall_tau(fitted_elo(ratings, len(true_order)), true_order))
+        total += len(true_order)
+    coverage = {m: h / total for m, h in hits.items()} if true_elo is not None else {}
+    return Fidelity(float(np.mean(taus)), coverage)
+
+
+def _verdict(result: Fidelity) -> str:
+    ok_tau = result.mean_tau >= TAU_TARGET
+    ok_cov = all(COVERAGE_RANGE[0] <= c <= COVERAGE_RANGE[1] for c in result.coverage.values())
+    return "targets met" if ok_tau and ok_cov else "TARGET MISSED" + ("" if ok_tau else " (tau)")
+
+
+def gap_table(gaps: Sequence[float], seeds: range, methods: Sequence[str]) -> list[float]:
+    """Print τ and coverage per gap at N_GAMES; return the gaps meeting the τ target."""
+    print(f"{N_BOTS} bots, {N_GAMES} four-player games, {len(seeds)} seeds per gap")
+    print(f"{'gap/deal':>8} {'mean tau':>9}  coverage of 95% CI")
+    good = []
+    for gap in gaps:
+        truth = population_elo(gap * np.arange(N_BOTS), DEALS, SD_PER_DEAL)
+        result = evaluate(
+            lambda rng, n, g=gap: simulate_games(rng, n, g), truth, truth, N_GAMES, seeds, methods
+        )
+        cov = ", ".join(f"{m} {100 * c:.1f}%" for m, c in result.coverage.items())
+        print(f"{gap:8.2f} {result.mean_tau:9.3f}  {cov:<36} {_verdict(result)}")
+        if result.mean_tau >= TAU_TARGET:
+            good.append(gap)
+    return good
+
+
+def games_needed(gap: float, sizes: Sequence[int], seeds: range) -> None:
+    """Print τ for growing numbers of games at a small gap."""
+    truth = population_elo(gap * np.arange(N_BOTS), DEALS, SD_PER_DEAL)
+    print(f"gap {gap} points/deal with more games ({len(seeds)} seeds):")
+    for n_games in sizes:
+        result = evaluate(lambda rng, n: simulate_games(rng, n, gap), truth, truth, n_games, seeds)
+        print(f"  {n_games:6,} games: mean tau {result.mean_tau:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer seeds")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    seeds = range(60 if args.quick else 300)
+    good = gap_table((0.1, 0.2, 0.3, 0.4, 0.5), seeds, ("sandwich", "bootstrap"))
+    if good:
+        print(f"tau target {TAU_TARGET} reached at {N_GAMES} games for gaps >= {min(good)}")
+    if 0.1 not in good:
+        print(f"tau target NOT reachable with a 0.1 points/deal gap at {N_GAMES} games")
+        games_needed(0.1, (400, 1_000, 2_000, 4_000), range(30 if args.quick else 100))
+    print(f"total benchmark time {time.perf_counter() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
