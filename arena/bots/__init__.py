@@ -1,0 +1,1 @@
+"""Bots that play on the platform: the built-in house bots and adapters for outside bots."""

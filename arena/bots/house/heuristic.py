@@ -1,0 +1,61 @@
+"""The rule-based house bot, with a noise knob that gives a ladder of known strength order."""
+
+from __future__ import annotations
+
+from arena.bots.house.base import HouseBot
+from arena.bots.house.calling import choose_call, estimate_tricks
+from arena.bots.house.knowledge import View
+from arena.bots.house.play import duck, take
+from arena.game import Card, Observation
+
+
+class HeuristicBot(HouseBot):
+    """Calls its sure and likely winners, then plays to make exactly what the scoring rewards.
+
+    With ``noise=p`` each decision is replaced by a uniformly random legal one with chance
+    ``p``: ``noise=0`` is the full bot, ``noise=1`` plays like ``RandomBot``.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, seed: int = 0, noise: float = 0.0) -> None:
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be a probability in [0, 1], not {noise!r}")
+        super().__init__(seed)
+        self.noise = noise
+
+    def __repr__(self) -> str:
+        return f"HeuristicBot(seed={self.seed}, noise={self.noise})"
+
+    def _noisy(self) -> bool:
+        return self.noise > 0.0 and self._rng.random() < self.noise
+
+    def call(self, obs: Observation) -> int:
+        if self._noisy():
+            return self._rng.choice(obs.legal_calls)
+        hand = 0
+        for card in obs.hand:
+            hand |= 1 << card
+        return choose_call(estimate_tricks(hand), obs.rules.scoring, obs.legal_calls)
+
+    def play(self, obs: Observation) -> Card:
+        legal = obs.legal_cards
+        if self._noisy():
+            return self._rng.choice(legal)
+        if len(legal) == 1:
+            return legal[0]
+        view = View(obs)
+        return take(view, legal) if wants_tricks(obs) else duck(view, legal)
+
+
+def wants_tricks(obs: Observation) -> bool:
+    """Whether one more trick helps this seat.
+
+    Under bhoos every trick beyond the call still scores 0.1 and may sink an opponent's call.
+    Under pagat the call fails above call + 1 tricks, so once the call is made the bot ducks,
+    unless it has already overshot (then the deal is lost anyway and it spoils others').
+    """
+    call, won = obs.calls[obs.seat] or 0, obs.won[obs.seat]
+    if obs.rules.scoring == "bhoos":
+        return True
+    return won < call or won > call + 1
