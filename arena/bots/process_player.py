@@ -39,20 +39,23 @@ class ProcessPlayer:
         self.log_path: Path | None = None
         self._proc: SandboxedProcess | None = None
         self._grpc: GrpcPlayer | None = None
-        self._socket_dir: Path | None = None
+        self._run_dir: Path | None = None
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        self._socket_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-        log_dir = self.log_dir or self._socket_dir
+        # The bot may write its socket dir, so its log lives beside it, never inside.
+        self._run_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        socket_dir = self._run_dir / "sock"
+        socket_dir.mkdir()
+        log_dir = self.log_dir or self._run_dir
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"{self.name}.log"
         try:
-            endpoint = socket_endpoint(self._socket_dir, policy=self.policy)
+            endpoint = socket_endpoint(socket_dir, policy=self.policy)
             self._proc = launch(
                 [*self.package.launch_command(), endpoint.bot_address],
                 self.package.root,
-                socket_dir=self._socket_dir,
+                socket_dir=socket_dir,
                 log_path=self.log_path,
                 limits=self.limits,
                 env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
@@ -95,9 +98,10 @@ class ProcessPlayer:
             self._grpc.close()
         if self._proc is not None:
             self._proc.stop()
-        if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)
-            self._socket_dir = None
+        if self._run_dir is not None:  # keep the log unless it lives in its own log_dir
+            doomed = self._run_dir if self.log_dir is not None else self._run_dir / "sock"
+            shutil.rmtree(doomed, ignore_errors=True)
+            self._run_dir = None
 
     def _explain(self, reason: str) -> str:
         """Add the exit status and the last line of the bot's log, which authors need."""

@@ -1,0 +1,4 @@
+"""Spin the CPU forever."""
+
+while True:
+    pass

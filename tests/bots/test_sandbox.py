@@ -1,0 +1,533 @@
+"""The sandboxed launcher against hostile bots (tests/bots/hostile/, one script each)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import arena
+from arena.bots import sandbox as sb
+from arena.bots.limits import DEFAULT_LIMITS, KiB, Limits, MiB
+from tests.support import need
+
+HOSTILE = Path(__file__).parent / "hostile"
+ROOT = os.geteuid() == 0
+GRACE = 0.5
+
+
+def bwrap_problem() -> str | None:
+    return sb._bwrap_problem(sb.SandboxPolicy())
+
+
+def need_bwrap() -> None:
+    problem = bwrap_problem()
+    need(problem is None, f"bwrap sandbox unusable here: {problem}")
+
+
+@pytest.fixture(params=["bwrap", "rlimits"])
+def mode(request: pytest.FixtureRequest) -> str:
+    if request.param == "bwrap":
+        need_bwrap()
+    return request.param
+
+
+@pytest.fixture
+def area() -> Iterator[Path]:
+    """A world-traversable scratch directory (pytest's tmp_path sits under a 0700 directory,
+    which a bot running under its own uid could not enter in rlimits mode)."""
+    path = Path(tempfile.mkdtemp(prefix="arena-sandbox-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warning_state() -> Iterator[None]:
+    yield
+    sb._reset_detection_cache()
+
+
+def start(
+    area: Path,
+    script: str,
+    *args: str,
+    mode: str,
+    limits: Limits = DEFAULT_LIMITS,
+    env_extra: dict[str, str] | None = None,
+    policy: sb.SandboxPolicy | None = None,
+) -> sb.SandboxedProcess:
+    bot = area / "bot"
+    bot.mkdir(mode=0o755)
+    shutil.copy(HOSTILE / script, bot / script)
+    (bot / script).chmod(0o644)
+    sock = area / "sock"
+    sock.mkdir()
+    policy = policy or sb.SandboxPolicy(mode=mode, stop_grace_seconds=GRACE)  # type: ignore[arg-type]
+    return sb.launch(
+        ["python3", script, *args],
+        bot,
+        socket_dir=sock,
+        log_path=area / "bot.log",
+        limits=limits,
+        env_extra=env_extra or {},
+        policy=policy,
+    )
+
+
+def log_text(proc: sb.SandboxedProcess) -> str:
+    return proc.log_path.read_text(errors="replace")
+
+
+def json_output(proc: sb.SandboxedProcess) -> dict:
+    proc.stop()
+    lines = [line for line in log_text(proc).splitlines() if line.startswith("{")]
+    assert lines, f"no JSON output; log:\n{log_text(proc)[-2000:]}"
+    return json.loads(lines[-1])
+
+
+def wait_for(predicate, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def marker_pids(marker: str) -> list[int]:
+    """Live (non-zombie) processes whose command line contains ``marker``."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{name}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in cmdline and state not in (b"Z", b"X"):
+            found.append(int(name))
+    return found
+
+
+def killed_by(rc: int | None, *signals: int, mode: str) -> bool:
+    """bwrap reports a child killed by signal N as exit status 128+N."""
+    if mode == "bwrap":
+        return rc in {128 + s for s in signals}
+    return rc in {-s for s in signals}
+
+
+# --------------------------------------------------------------------------- plumbing
+
+
+def test_endpoint_paths(tmp_path: Path) -> None:
+    inside = sb.endpoint_for(tmp_path, "bwrap")
+    assert inside.host_path == tmp_path / "bot.sock"
+    assert inside.bot_address == "unix:/run/arena/bot.sock"
+    assert inside.host_address == f"unix:{tmp_path}/bot.sock"
+    plain = sb.endpoint_for(tmp_path, "rlimits", "x.sock")
+    assert plain.bot_address == plain.host_address == f"unix:{tmp_path}/x.sock"
+    with pytest.raises(ValueError):
+        sb.endpoint_for(tmp_path, "bwrap", "../escape.sock")
+
+
+def test_limits_validation() -> None:
+    with pytest.raises(ValueError):
+        Limits(memory_bytes=0)
+    with pytest.raises(ValueError):
+        Limits(cpu_seconds=True)  # type: ignore[arg-type]
+    assert "--as=" not in " ".join(Limits(address_space_bytes=None).prlimit_args())
+
+
+def test_unix_socket_reachable_from_host(area: Path, mode: str) -> None:
+    policy = sb.SandboxPolicy(mode=mode, stop_grace_seconds=GRACE)  # type: ignore[arg-type]
+    endpoint = sb.endpoint_for(area / "sock", mode)  # type: ignore[arg-type]
+    with start(area, "unix_echo.py", endpoint.bot_address, mode=mode, policy=policy) as proc:
+        assert proc.endpoint == endpoint
+        assert wait_for(endpoint.host_path.exists), log_text(proc)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(5)
+            client.connect(str(endpoint.host_path))
+            assert client.recv(100) == b"hello from the sandbox"
+        assert proc.wait(timeout=5) == 0
+
+
+def test_log_path_inside_socket_dir_is_refused(area: Path) -> None:
+    (area / "bot").mkdir(mode=0o755)
+    (area / "sock").mkdir()
+    with pytest.raises(sb.SandboxError, match="log_path"):
+        sb.launch(
+            ["true"],
+            area / "bot",
+            socket_dir=area / "sock",
+            log_path=area / "sock" / "bot.log",
+            policy=sb.SandboxPolicy(mode="rlimits"),
+        )
+
+
+# --------------------------------------------------------------------------- hostile bots
+
+
+def test_network_is_cut_off(area: Path) -> None:
+    need_bwrap()
+    accepted: list[object] = []
+    marker = uuid.uuid4().hex
+    with (
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp,
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as abstract,
+    ):
+        tcp.bind(("127.0.0.1", 0))
+        tcp.listen(5)
+        tcp.settimeout(0.2)
+        abstract.bind("\0" + marker)
+        abstract.listen(5)
+        abstract.settimeout(0.2)
+        stop = threading.Event()
+
+        def accept_all() -> None:
+            while not stop.is_set():
+                for server in (tcp, abstract):
+                    with contextlib.suppress(OSError):
+                        accepted.append(server.accept())
+
+        thread = threading.Thread(target=accept_all, daemon=True)
+        thread.start()
+        try:
+            port = str(tcp.getsockname()[1])
+            proc = start(area, "net_connect.py", port, marker, mode="bwrap")
+            proc.wait(timeout=10)
+            result = json_output(proc)
+        finally:
+            stop.set()
+            thread.join()
+    assert result["host_loopback"] == "ECONNREFUSED"  # its loopback is not the host's
+    assert result["public_dns"] in ("ENETUNREACH", "EHOSTUNREACH", "timeout")
+    assert result["abstract_unix"] == "ECONNREFUSED"  # abstract sockets live in the netns
+    assert accepted == []
+
+
+def test_cannot_read_outside_its_directory(area: Path) -> None:
+    need_bwrap()
+    platform = area / "platform"
+    platform.mkdir(mode=0o755)
+    (platform / "arena.sqlite").write_text("TOP SECRET DATABASE")
+    (platform / "arena.sqlite").chmod(0o644)  # only the sandbox keeps the bot out
+    other = area / "other-bot"
+    other.mkdir(mode=0o755)
+    (other / "bot.py").write_text("SECRET STRATEGY")
+    (other / "bot.py").chmod(0o644)
+    repo_file = Path(next(iter(arena.__path__))).parent / "pyproject.toml"
+    paths = [
+        str(platform / "arena.sqlite"),
+        str(other / "bot.py"),
+        str(area),
+        str(repo_file),
+        "/home",
+        "/etc/passwd",
+        "/etc/shadow",
+        "/var",
+        "/root",
+    ]
+    proc = start(area, "read_outside.py", *paths, mode="bwrap")
+    proc.wait(timeout=10)
+    result = json_output(proc)
+    for path in paths[:-1]:
+        assert result[path] == "ENOENT", (path, result[path])
+    # /root only holds the directories leading to the read-only Python runtime.
+    policy = sb.SandboxPolicy()
+    allowed = {
+        Path(p).relative_to("/root").parts[0]
+        for p in sb._runtime_paths(policy)
+        if p.startswith("/root/")
+    }
+    root_view = result["/root"]
+    if root_view.startswith("read:"):
+        assert set(filter(None, root_view[5:].split(","))) <= allowed
+    assert "SECRET" not in log_text(proc)
+
+
+def test_bot_directory_is_read_only(area: Path, mode: str) -> None:
+    if mode == "rlimits" and not ROOT:
+        pytest.skip("rlimits mode without root cannot protect the bot directory")
+    inside_sock = str(sb.endpoint_for(area / "sock", mode).bot_path.parent)  # type: ignore[arg-type]
+    proc = start(area, "write_own_dir.py", inside_sock, mode=mode)
+    proc.wait(timeout=10)
+    result = json_output(proc)
+    for action in (
+        "create_in_cwd",
+        "overwrite_own_code",
+        "delete_own_code",
+        "mkdir_in_cwd",
+        "write_root",
+        "write_usr",
+    ):
+        assert result[action] in ("EROFS", "EACCES"), (action, result)
+    if mode == "bwrap":  # a read-only mount, whatever the file permissions say
+        assert result["create_in_cwd"] == result["delete_own_code"] == "EROFS"
+    assert result["write_socket_dir"] == "ok"
+    assert result["write_tmp"] == "ok"
+    assert (area / "bot" / "write_own_dir.py").read_bytes() == (
+        HOSTILE / "write_own_dir.py"
+    ).read_bytes()
+    assert not (area / "bot" / "new_file.txt").exists()
+
+
+def test_fork_bomb_is_contained(area: Path, mode: str) -> None:
+    if mode == "rlimits" and not ROOT:
+        pytest.skip("RLIMIT_NPROC needs a dedicated uid (root) or a user namespace (bwrap)")
+    marker = uuid.uuid4().hex
+    limits = Limits(max_processes=32)
+    proc = start(area, "fork_bomb.py", marker, mode=mode, limits=limits)
+    try:
+        assert wait_for(lambda: "fork refused" in log_text(proc), timeout=10), log_text(proc)
+        # The limit counts tasks of the sandbox; allow for bwrap's two helper processes,
+        # which carry the marker on their command line.
+        assert len(marker_pids(marker)) <= limits.max_processes + 2
+        assert subprocess.run(["true"], check=False).returncode == 0  # the host can fork
+    finally:
+        proc.stop()
+    assert not proc.alive()
+    assert marker_pids(marker) == []
+
+
+def test_memory_hog_is_stopped(area: Path, mode: str) -> None:
+    limits = Limits(memory_bytes=256 * MiB)
+    proc = start(area, "memory_hog.py", mode=mode, limits=limits)
+    rc = proc.wait(timeout=20)
+    text = log_text(proc)
+    proc.stop()
+    assert rc != 0
+    reached = [int(line.split()[1]) for line in text.splitlines() if line.startswith("allocated")]
+    assert max(reached, default=0) <= 256
+    assert "MemoryError" in text or rc < 0 or rc > 128, text[-500:]
+
+
+def test_cpu_spinner_is_killed(area: Path, mode: str) -> None:
+    started = time.monotonic()
+    proc = start(area, "cpu_spin.py", mode=mode, limits=Limits(cpu_seconds=1))
+    rc = proc.wait(timeout=15)
+    proc.stop()
+    assert killed_by(rc, signal.SIGXCPU, signal.SIGKILL, mode=mode), rc
+    assert time.monotonic() - started < 10
+
+
+def test_stderr_flood_is_capped_and_never_blocks(area: Path, mode: str) -> None:
+    limits = Limits(log_bytes=1 * MiB)
+    proc = start(area, "stderr_flood.py", "16", mode=mode, limits=limits)
+    assert proc.wait(timeout=15) == 0  # it finished writing: the pipe kept draining
+    proc.stop()
+    size = proc.log_path.stat().st_size
+    assert limits.log_bytes <= size <= limits.log_bytes + 200
+    assert proc.log_truncated
+    assert proc.log_bytes_dropped >= 15 * MiB
+    assert "log truncated" in log_text(proc)[-200:]
+
+
+def test_huge_file_hits_file_size_limit(area: Path, mode: str) -> None:
+    limits = Limits(file_size_bytes=4 * MiB, tmp_bytes=64 * MiB)
+    proc = start(area, "big_file.py", "64", mode=mode, limits=limits)
+    proc.wait(timeout=10)
+    result = json_output(proc)
+    assert result["error"] == "EFBIG"
+    assert result["written"] <= 4 * MiB
+
+
+def test_private_tmp_is_size_capped(area: Path) -> None:
+    need_bwrap()
+    limits = Limits(file_size_bytes=64 * MiB, tmp_bytes=2 * MiB)
+    proc = start(area, "big_file.py", "64", mode="bwrap", limits=limits)
+    proc.wait(timeout=10)
+    result = json_output(proc)
+    assert result["error"] == "ENOSPC"
+    assert result["written"] <= 2 * MiB
+
+
+def test_no_platform_secrets_in_environment(
+    area: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_DATABASE_URL", "postgres://arena:hunter2-secret@db/arena")
+    monkeypatch.setenv("ARENA_API_TOKEN", "tok-secret-42")
+    proc = start(area, "dump_env.py", mode=mode, env_extra={"CALLBREAK_ADDRESS": "unix:/x"})
+    proc.wait(timeout=10)
+    result = json_output(proc)
+    env = result["env"]
+    assert env["CALLBREAK_ADDRESS"] == "unix:/x"
+    assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "PWD"} | {
+        "CALLBREAK_ADDRESS"
+    }
+    if ROOT:
+        assert result["uid"] != 0
+    if mode == "bwrap" or ROOT:  # else it can read the platform's /proc/PID/environ
+        assert "secret" not in log_text(proc)
+
+
+def test_nothing_survives_stop(area: Path, mode: str) -> None:
+    marker = uuid.uuid4().hex
+    proc = start(area, "escape_and_linger.py", marker, mode=mode)
+    assert wait_for(lambda: "ready" in log_text(proc), timeout=10), log_text(proc)
+    assert wait_for(lambda: len(marker_pids(marker)) >= 2)
+    started = time.monotonic()
+    rc = proc.stop()
+    assert time.monotonic() - started < GRACE + 3
+    assert marker_pids(marker) == []
+    assert not proc.alive()
+    assert rc is not None and proc.returncode == rc
+    assert proc.stop() == rc  # idempotent
+
+
+def test_context_manager_and_usage(area: Path, mode: str) -> None:
+    marker = uuid.uuid4().hex
+    with start(area, "escape_and_linger.py", marker, mode=mode) as proc:
+        assert wait_for(lambda: "ready" in log_text(proc), timeout=10)
+        assert proc.alive() and proc.returncode is None
+        usage = proc.usage()
+        assert usage.processes >= 2
+        assert usage.rss_bytes > 0
+    assert not proc.alive()
+    assert marker_pids(marker) == []
+
+
+def test_launch_from_a_short_lived_thread_survives_it(area: Path, mode: str) -> None:
+    """bwrap's --die-with-parent follows the forking *thread*; launches must not die with
+    the worker thread that asked for them."""
+    box: dict[str, sb.SandboxedProcess] = {}
+    marker = uuid.uuid4().hex
+    worker = threading.Thread(
+        target=lambda: box.update(p=start(area, "escape_and_linger.py", marker, mode=mode))
+    )
+    worker.start()
+    worker.join()
+    with box["p"] as proc:
+        assert wait_for(lambda: "ready" in log_text(proc), timeout=10), log_text(proc)
+        time.sleep(0.2)
+        assert proc.alive(), proc.returncode
+    assert marker_pids(marker) == []
+
+
+def test_uid_leftovers_of_a_crashed_platform_are_swept(area: Path) -> None:
+    if not ROOT:
+        pytest.skip("per-bot uids need root")
+    uid, marker = 59990, uuid.uuid4().hex
+    as_uid = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    leftover = subprocess.Popen([*as_uid, "sh", "-c", "sleep 30; :", marker])
+    try:
+        assert wait_for(lambda: marker_pids(marker) != [])
+        policy = sb.SandboxPolicy(
+            mode="rlimits", uid_base=uid, uid_count=1, uid_lock_dir=area / "locks"
+        )
+        with start(area, "cpu_spin.py", mode="rlimits", policy=policy) as proc:
+            assert proc.uid == uid
+            assert marker_pids(marker) == []  # killed before the uid was reused
+        assert (area / "locks" / f"{uid}.lock").read_bytes().startswith(b"clean ")
+    finally:
+        leftover.kill()
+        leftover.wait()
+
+
+# --------------------------------------------------------------------------- modes
+
+
+def test_default_limits_fit_python_grpc_and_node(area: Path) -> None:
+    need_bwrap()
+    bot = area / "bot"
+    bot.mkdir(mode=0o755)
+    grpc_server = (
+        "import grpc, concurrent.futures as f; s = grpc.server(f.ThreadPoolExecutor(8)); "
+        "s.add_insecure_port('unix:/tmp/x.sock'); s.start(); print('grpc ok')"
+    )
+    node_alloc = (
+        "const a = []; for (let i = 0; i < 200; i++) a.push(Buffer.alloc(1 << 20, 1)); "
+        "console.log('node ok')"
+    )
+    commands = [["python3", "-c", grpc_server]]
+    if shutil.which("node"):
+        commands.append(["node", "-e", node_alloc])
+    for i, command in enumerate(commands):
+        sock = area / f"sock{i}"
+        sock.mkdir()
+        with sb.launch(
+            command,
+            bot,
+            socket_dir=sock,
+            log_path=area / f"{i}.log",
+            policy=sb.SandboxPolicy(mode="bwrap"),
+        ) as proc:
+            assert proc.wait(timeout=20) == 0, log_text(proc)
+        assert "ok" in log_text(proc)
+
+
+def test_rlimits_fallback_works_and_warns_once(
+    area: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    sb._reset_detection_cache()
+    policy = sb.SandboxPolicy(bwrap_path="/nonexistent/bwrap", stop_grace_seconds=GRACE)
+    with caplog.at_level(logging.WARNING, logger="arena.bots.sandbox"):
+        assert sb.resolve_mode(policy) == "rlimits"
+        assert sb.resolve_mode(policy) == "rlimits"
+        proc = start(area, "dump_env.py", mode="auto", policy=policy)
+        proc.wait(timeout=10)
+        result = json_output(proc)
+    downgrades = [r for r in caplog.records if "SANDBOX DOWNGRADED" in r.getMessage()]
+    assert len(downgrades) == 1
+    assert downgrades[0].levelno == logging.WARNING
+    assert "/nonexistent/bwrap not found" in downgrades[0].getMessage()
+    assert proc.mode == "rlimits"
+    assert proc.endpoint.bot_address == f"unix:{(area / 'sock').resolve()}/bot.sock"
+    assert result["env"]["HOME"] == result["env"]["TMPDIR"] != "/tmp"
+    if ROOT:
+        assert result["uid"] == proc.uid != 0
+
+
+def test_require_sandbox_refuses_fallback(area: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = sb.SandboxPolicy(bwrap_path="/nonexistent/bwrap", require_sandbox=True)
+    with pytest.raises(sb.SandboxUnavailable, match="require_sandbox"):
+        sb.resolve_mode(missing)
+    with pytest.raises(sb.SandboxUnavailable):
+        sb.resolve_mode(sb.SandboxPolicy(mode="rlimits", require_sandbox=True))
+    with pytest.raises(sb.SandboxUnavailable, match="requested"):
+        sb.resolve_mode(sb.SandboxPolicy(mode="bwrap", bwrap_path="/nonexistent/bwrap"))
+    (area / "bot").mkdir(mode=0o755)
+    (area / "sock").mkdir()
+    marker = uuid.uuid4().hex
+    with pytest.raises(sb.SandboxUnavailable):
+        sb.launch(
+            ["sleep", "30", marker],
+            area / "bot",
+            socket_dir=area / "sock",
+            log_path=area / "bot.log",
+            policy=missing,
+        )
+    assert marker_pids(marker) == []
+    monkeypatch.setenv("ARENA_REQUIRE_SANDBOX", "1")
+    monkeypatch.setenv("ARENA_SANDBOX_MODE", "rlimits")
+    from_env = sb.SandboxPolicy.from_env()
+    assert from_env.require_sandbox and from_env.mode == "rlimits"
+    with pytest.raises(sb.SandboxUnavailable):
+        sb.resolve_mode()
+
+
+def test_log_cap_small(area: Path) -> None:
+    """A tiny cap: exactly ``log_bytes`` of output are kept, then one note."""
+    proc = start(area, "stderr_flood.py", "1", mode="rlimits", limits=Limits(log_bytes=4 * KiB))
+    assert proc.wait(timeout=10) == 0
+    proc.stop()
+    data = proc.log_path.read_bytes()
+    assert data.startswith(b"E" * 4096)
+    assert data[4096:].startswith(b"\n[arena: log truncated at 4096 bytes")
+    assert data.count(b"E") == 4096
