@@ -19,9 +19,12 @@ def rules_from_proto(msg: pb.Rules) -> Ruleset:
     return Ruleset.from_dict({f.name: getattr(msg, f.name) for f in msg.DESCRIPTOR.fields})
 
 
-def trick_to_proto(trick: Trick) -> pb.Trick:
-    winner = -1 if trick.winner is None else trick.winner
-    return pb.Trick(leader=trick.leader, cards=[str(c) for c in trick.cards], winner=winner)
+def trick_to_proto(trick: Trick, out: pb.Trick | None = None) -> pb.Trick:
+    out = pb.Trick() if out is None else out
+    out.leader = trick.leader
+    out.cards.extend(map(str, trick.cards))
+    out.winner = -1 if trick.winner is None else trick.winner
+    return out
 
 
 def trick_from_proto(msg: pb.Trick) -> Trick:
@@ -29,36 +32,30 @@ def trick_from_proto(msg: pb.Trick) -> Trick:
     return Trick(msg.leader, tuple(parse_cards(msg.cards)), winner)
 
 
-def observation_to_proto(obs: Observation, game: int) -> pb.Observation:
-    return pb.Observation(
-        seat=obs.seat,
-        dealer=obs.dealer,
-        game=game,
-        deal=obs.deal,
-        hand=[str(c) for c in obs.hand],
-        calls=[c or 0 for c in obs.calls],
-        tricks=[trick_to_proto(t) for t in obs.tricks],
-        current=trick_to_proto(obs.current),
-        won=list(obs.won),
-        scores=[points_json(s) for s in obs.scores],
-    )
+def observation_to_proto(obs: Observation, game: int, out: pb.Observation) -> None:
+    """Fill ``out`` in place: building nested messages through their parents is the fast way."""
+    out.seat, out.dealer, out.game, out.deal = obs.seat, obs.dealer, game, obs.deal
+    out.hand.extend(map(str, obs.hand))
+    out.calls.extend([c or 0 for c in obs.calls])
+    for trick in obs.tricks:
+        trick_to_proto(trick, out.tricks.add())
+    trick_to_proto(obs.current, out.current)
+    out.won.extend(obs.won)
+    out.scores.extend([points_json(s) for s in obs.scores])
 
 
 def request_to_proto(
     request_id: int, kind: str, obs: Observation, game: int, time_left_ms: int, decision_ms: int
 ) -> pb.RefereeMessage:
-    rules = obs.rules
-    decision = pb.DecisionRequest(
-        id=request_id,
-        kind=_KINDS[kind],
-        observation=observation_to_proto(obs, game),
-        legal_cards=[str(c) for c in obs.legal_cards],
-        min_call=rules.min_call if kind == "call" else 0,
-        max_call=rules.max_call if kind == "call" else 0,
-        time_left_ms=max(0, time_left_ms),
-        decision_ms=max(0, decision_ms),
-    )
-    return pb.RefereeMessage(decision=decision)
+    msg = pb.RefereeMessage()
+    decision = msg.decision
+    decision.id, decision.kind = request_id, _KINDS[kind]
+    observation_to_proto(obs, game, decision.observation)
+    decision.legal_cards.extend(map(str, obs.legal_cards))
+    if kind == "call":
+        decision.min_call, decision.max_call = obs.rules.min_call, obs.rules.max_call
+    decision.time_left_ms, decision.decision_ms = max(0, time_left_ms), max(0, decision_ms)
+    return msg
 
 
 def observation_from_proto(req: pb.DecisionRequest, rules: Ruleset) -> Observation:

@@ -41,12 +41,13 @@ class Card(int):
         return 1 << int(self)
 
     def __str__(self) -> str:
-        return RANKS[self.rank] + SUITS[self.suit]
+        return _TEXT[self]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
 
 
+_TEXT = [RANKS[i % 13] + SUITS[i // 13] for i in range(52)]
 CARDS: list[Card] = []
 CARDS.extend(Card(i) for i in range(52))
 _BY_TEXT = {str(c): c for c in CARDS}
@@ -70,8 +71,11 @@ def parse_card(text: str) -> Card:
 
 def parse_cards(text: str | Iterable[str]) -> list[Card]:
     """Parse space-separated card text or an iterable of card strings."""
-    items = text.split() if isinstance(text, str) else text
-    return [parse_card(t) for t in items]
+    items = text.split() if isinstance(text, str) else list(text)
+    try:
+        return [_BY_TEXT[t] for t in items]
+    except (KeyError, TypeError):
+        return [parse_card(t) for t in items]  # raises, naming the bad text
 
 
 def mask_of(cards: Iterable[int]) -> int:
