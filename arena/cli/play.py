@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 from pathlib import Path
 
 import click
@@ -12,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from arena.bots.factory import make_player
 from arena.bots.package import PackageError
+from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxError
 from arena.cli.render import deal_lines, standings_table, unique_names
 from arena.game import RULESETS, Deal
@@ -56,6 +58,7 @@ def play(
     """Play a match between four BOTS: bot directories/zips or house bots (random, heuristic)."""
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     seed = random.randrange(2**31) if seed is None else seed
+    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
     try:
         players = [make_player(b, seed=seed + i, log_dir=log_dir) for i, b in enumerate(bots)]
     except (PackageError, SandboxError) as exc:
@@ -66,6 +69,8 @@ def play(
     console.print(f"Match {spec.match_id}: rules {rules}, {shape}, seed {seed}")
     result = _run(spec, players, console, quiet)
     _report(console, result)
+    if any(isinstance(p, ProcessPlayer) for p in players):
+        console.print(f"Bot logs: {log_dir}")
     if replay_file:
         replay_file.write_text(json.dumps(result.record))
         console.print(f"Replay written to {replay_file}")

@@ -11,8 +11,7 @@ from arena.game.record import points_json
 
 
 def unique_names(names: Sequence[str]) -> list[str]:
-    """Short display names: no ``house:`` prefix, repeats suffixed #1, #2, ..."""
-    names = [n.removeprefix("house:") for n in names]
+    """Suffix repeated names (#1, #2, ...) so four copies of a bot can be told apart."""
     out = []
     for i, name in enumerate(names):
         same = [j for j, n in enumerate(names) if n == name]
