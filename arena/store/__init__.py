@@ -1,0 +1,114 @@
+"""Storage: SQLAlchemy models, Alembic migrations, bot archive blobs and the services on them.
+
+Services are plain functions taking a ``Session``; the caller owns the transaction::
+
+    db = Database.from_settings()
+    with db.session() as s:          # commits at the end, rolls back on error
+        if claim_match(s, match_id, "worker-1"):
+            ...
+"""
+
+from arena.store.blobs import BlobStore, pack_directory, sha256_hex
+from arena.store.bots import add_bot_version, find_bot_version, list_bots, set_bot_status
+from arena.store.db import Database, engine_for, normalise_url
+from arena.store.errors import StoreError
+from arena.store.matches import (
+    claim_match,
+    get_match,
+    mark_failed,
+    pending_matches,
+    progress,
+    reset_running,
+    retry_failed,
+)
+from arena.store.migrate import upgrade
+from arena.store.models import (
+    ApiToken,
+    Base,
+    Bot,
+    BotVersion,
+    GameScore,
+    Match,
+    MatchFault,
+    RatingSnapshot,
+    Replay,
+    Tournament,
+    TournamentEntry,
+    User,
+)
+from arena.store.results import (
+    GameLine,
+    GameRows,
+    game_rows,
+    latest_rating_snapshot,
+    load_replay,
+    record_result,
+    save_rating_snapshot,
+)
+from arena.store.tournaments import (
+    TableSpec,
+    create_tournament,
+    get_tournament,
+    list_tournaments,
+    set_tournament_status,
+)
+from arena.store.users import (
+    authenticate,
+    check_password,
+    create_user,
+    issue_token,
+    revoke_token,
+    user_for_token,
+)
+
+__all__ = [
+    "ApiToken",
+    "Base",
+    "BlobStore",
+    "Bot",
+    "BotVersion",
+    "Database",
+    "GameLine",
+    "GameRows",
+    "GameScore",
+    "Match",
+    "MatchFault",
+    "RatingSnapshot",
+    "Replay",
+    "StoreError",
+    "TableSpec",
+    "Tournament",
+    "TournamentEntry",
+    "User",
+    "add_bot_version",
+    "authenticate",
+    "check_password",
+    "claim_match",
+    "create_tournament",
+    "create_user",
+    "engine_for",
+    "find_bot_version",
+    "game_rows",
+    "get_match",
+    "get_tournament",
+    "issue_token",
+    "latest_rating_snapshot",
+    "list_bots",
+    "list_tournaments",
+    "load_replay",
+    "mark_failed",
+    "normalise_url",
+    "pack_directory",
+    "pending_matches",
+    "progress",
+    "record_result",
+    "reset_running",
+    "retry_failed",
+    "revoke_token",
+    "save_rating_snapshot",
+    "set_bot_status",
+    "set_tournament_status",
+    "sha256_hex",
+    "upgrade",
+    "user_for_token",
+]

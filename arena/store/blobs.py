@@ -1,0 +1,145 @@
+"""Bot archives on disk, named by their sha256, and deterministic packing of bot folders.
+
+Blobs are immutable: a write goes to a temp file in the target folder and is renamed into
+place, so readers never see half a file and concurrent writers of the same bytes are harmless.
+Reads re-hash the bytes, so a corrupted or tampered archive is caught before it is unpacked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+import stat
+import tempfile
+import zipfile
+from pathlib import Path
+
+from arena.bots.package import MANIFEST, MAX_FILES, MAX_UNPACKED_BYTES, PackageError
+from arena.config import Settings
+from arena.store.errors import StoreError
+
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+_SKIPPED_DIRS = {"__pycache__", ".git"}
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest timestamp a zip can hold
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class BlobStore:
+    """Content-addressed files under ``root``: ``root/ab/abcdef...``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None) -> BlobStore:
+        return cls((settings or Settings.from_env()).data_dir / "blobs")
+
+    def path(self, digest: str) -> Path:
+        if not _DIGEST.match(digest):
+            raise StoreError(f"{digest!r} is not a sha256 digest (64 lowercase hex digits)")
+        return self.root / digest[:2] / digest
+
+    def has(self, digest: str) -> bool:
+        return self.path(digest).is_file()
+
+    def put(self, data: bytes) -> str:
+        """Store ``data`` (once) and return its sha256."""
+        digest = sha256_hex(data)
+        target = self.path(digest)
+        if target.is_file():
+            return digest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(temp, 0o644)
+            os.replace(temp, target)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        return digest
+
+    def get(self, digest: str) -> bytes:
+        """The bytes stored under ``digest``, after checking they still hash to it."""
+        target = self.path(digest)
+        try:
+            data = target.read_bytes()
+        except FileNotFoundError:
+            raise StoreError(f"bot archive {digest} is missing from {self.root}") from None
+        if sha256_hex(data) != digest:
+            raise StoreError(
+                f"bot archive {digest} in {self.root} is corrupt (its sha256 differs); "
+                "delete it and upload the bot again"
+            )
+        return data
+
+    def export(self, digest: str, dest: Path) -> Path:
+        """Write the verified blob to ``dest`` (e.g. ``x.zip`` for ``load_package``)."""
+        dest = Path(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(self.get(digest))
+        return dest
+
+
+def pack_directory(path: Path) -> bytes:
+    """A zip of a bot folder that depends only on names, contents and executable bits.
+
+    Entries are sorted, timestamps fixed and permissions normalised to 644/755, so packing
+    the same folder twice gives the same bytes and thus the same sha256 (the same version).
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise PackageError(f"{root}: not a directory")
+    if not (root / MANIFEST).is_file():
+        raise PackageError(f"{root}: no {MANIFEST} (it must name the bot and its start command)")
+    files = _collect(root)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel, file in files:
+            info = zipfile.ZipInfo(rel, date_time=ZIP_EPOCH)
+            info.create_system = 3  # unix, so readers honour the mode bits
+            executable = file.stat().st_mode & 0o111
+            info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
+            zf.writestr(info, file.read_bytes(), zipfile.ZIP_DEFLATED, compresslevel=9)
+    return buffer.getvalue()
+
+
+def _collect(root: Path) -> list[tuple[str, Path]]:
+    """Regular files under ``root`` as (posix relative name, path), sorted by name."""
+    found: list[tuple[str, Path]] = []
+    total = 0
+    for current, dirs, names in os.walk(root):
+        here = Path(current)
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
+        for name in dirs:
+            _check_entry(here / name, root, is_dir=True)
+        for name in names:
+            entry = here / name
+            _check_entry(entry, root, is_dir=False)
+            total += entry.stat().st_size
+            found.append((entry.relative_to(root).as_posix(), entry))
+        if total > MAX_UNPACKED_BYTES or len(found) > MAX_FILES:
+            raise PackageError(
+                f"{root}: more than {MAX_UNPACKED_BYTES} bytes or {MAX_FILES} files; "
+                "leave build outputs and data out of the bot folder"
+            )
+    return sorted(found)
+
+
+def _check_entry(entry: Path, root: Path, is_dir: bool) -> None:
+    """Links could point outside the bot (or nowhere once unpacked): refuse them by name."""
+    rel = entry.relative_to(root).as_posix()
+    if entry.is_symlink():
+        raise PackageError(
+            f"{rel}: symbolic links are not allowed in a bot package; copy the file instead"
+        )
+    if not is_dir and not entry.is_file():
+        raise PackageError(f"{rel}: not a regular file (a bot package holds files and folders)")

@@ -1,0 +1,138 @@
+"""Bots and their versions: one row per uploaded archive, the archive itself in the blob store.
+
+A version is identified twice: by ``name@version`` (what users type) and by the archive's
+sha256 (what was actually run). Uploading the same bytes again is a no-op that returns the
+existing row; reusing a version string for different bytes is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from arena.store.blobs import BlobStore, sha256_hex
+from arena.store.errors import StoreError
+from arena.store.models import BOT_STATUSES, Bot, BotVersion, User
+
+
+def add_bot_version(
+    s: Session,
+    blobs: BlobStore,
+    archive_bytes: bytes,
+    manifest: dict[str, Any],
+    status: str = "pending",
+    reason: str = "",
+    owner: User | None = None,
+) -> BotVersion:
+    """Store the archive and register it as ``manifest["name"]@manifest["version"]``."""
+    _check_status(status)
+    digest = sha256_hex(archive_bytes)
+    if (existing := _by_sha(s, digest)) is not None:
+        return existing
+    name, version = _identity(manifest)
+    _refuse_taken(s, name, version, owner)
+    blobs.put(archive_bytes)  # before the row: a row never points at a missing blob
+    try:
+        with s.begin_nested():  # a concurrent upload may win the race on a unique key
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            if bot is None:
+                bot = Bot(name=name, owner_id=owner.id if owner else None)
+                s.add(bot)
+            row = BotVersion(
+                bot=bot,
+                version=version,
+                sha256=digest,
+                manifest=dict(manifest),
+                status=status,
+                reason=reason,
+            )
+            s.add(row)
+    except IntegrityError:
+        if (existing := _by_sha(s, digest)) is not None:
+            return existing
+        _refuse_taken(s, name, version, owner)
+        raise
+    return row
+
+
+def _by_sha(s: Session, digest: str) -> BotVersion | None:
+    return s.scalar(select(BotVersion).where(BotVersion.sha256 == digest))
+
+
+def _identity(manifest: dict[str, Any]) -> tuple[str, str]:
+    name, version = manifest.get("name"), manifest.get("version", "0")
+    if not isinstance(name, str) or not 0 < len(name) <= 64 or "@" in name:
+        raise StoreError("the manifest's name must be 1-64 characters without '@'")
+    if not isinstance(version, str) or not 0 < len(version.strip()) <= 64:
+        raise StoreError(f"{name}: the manifest's version must be a string of 1-64 characters")
+    return name, version
+
+
+def _refuse_taken(s: Session, name: str, version: str, owner: User | None) -> None:
+    bot = s.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        return
+    if owner is not None and bot.owner_id not in (None, owner.id):
+        raise StoreError(f"the bot name {name!r} belongs to another user; rename your bot")
+    taken = select(BotVersion.id).where(BotVersion.bot_id == bot.id, BotVersion.version == version)
+    if s.scalar(taken) is not None:
+        raise StoreError(
+            f"{name}@{version} already exists with different files; "
+            "raise the version in bot.toml and upload again"
+        )
+
+
+def _check_status(status: str) -> None:
+    if status not in BOT_STATUSES:
+        raise StoreError(f"bot status must be one of {', '.join(BOT_STATUSES)}, not {status!r}")
+
+
+def set_bot_status(
+    s: Session, version: BotVersion | int, status: str, reason: str = ""
+) -> BotVersion:
+    """Record the validation verdict (``reason`` says why a version was rejected)."""
+    _check_status(status)
+    row = version if isinstance(version, BotVersion) else s.get(BotVersion, version)
+    if row is None:
+        raise StoreError(f"no bot version with id {version}")
+    row.status, row.reason = status, reason
+    s.flush()
+    return row
+
+
+def find_bot_version(s: Session, ref: str | int) -> BotVersion:
+    """``"name@version"``, ``"name"`` (its most recently uploaded valid version) or an id.
+
+    An int is always an id; a string of digits is a name if such a bot exists, else an id.
+    """
+    if isinstance(ref, int) or (ref.isdigit() and not _bot_exists(s, ref)):
+        row = s.get(BotVersion, int(ref))
+        if row is None:
+            raise StoreError(f"no bot version with id {ref}")
+        return row
+    name, _, version = ref.partition("@")
+    if not _bot_exists(s, name):
+        raise StoreError(f"no bot named {name!r} (list the bots to see their names)")
+    query = select(BotVersion).join(Bot).where(Bot.name == name)
+    if version:
+        row = s.scalar(query.where(BotVersion.version == version))
+        if row is None:
+            raise StoreError(f"bot {name!r} has no version {version!r}")
+        return row
+    row = s.scalar(query.where(BotVersion.status == "valid").order_by(BotVersion.id.desc()))
+    if row is None:
+        raise StoreError(f"bot {name!r} has no valid version yet; use {name}@<version>")
+    return row
+
+
+def _bot_exists(s: Session, name: str) -> bool:
+    return s.scalar(select(Bot.id).where(Bot.name == name)) is not None
+
+
+def list_bots(s: Session) -> list[Bot]:
+    """All bots by name, each with ``versions`` loaded (oldest first)."""
+    query = select(Bot).options(selectinload(Bot.versions)).order_by(Bot.name)
+    return list(s.scalars(query))

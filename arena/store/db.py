@@ -1,0 +1,110 @@
+"""Engines and sessions: URL normalisation, SQLite settings for several writer processes.
+
+SQLite runs in WAL mode with foreign keys on, a 30 s busy timeout and ``BEGIN IMMEDIATE``
+transactions: a transaction that reads and then writes (as ``record_result`` does) would
+otherwise fail with "database is locked" when another process committed in between, instead
+of waiting its turn. Read-only sessions use a plain deferred ``BEGIN`` so long reads (ratings,
+dashboard) do not hold the write lock. ``synchronous=NORMAL`` in WAL mode survives a crash of
+the process; a power cut may lose the last commits, which only re-runs those matches.
+
+Engines are not fork-safe: create the ``Database`` in the process that uses it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.orm import Session, sessionmaker
+
+from arena.config import Settings
+from arena.store.errors import StoreError
+
+SQLITE_TIMEOUT_S = 30.0
+_READ_ONLY = "arena_read_only"
+
+
+def normalise_url(url: str) -> URL:
+    """Parse ``url``; plain ``postgresql://`` (or ``postgres://``) gets the psycopg 3 driver."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise StoreError(
+            f"database URL {url!r} is not valid "
+            "(expected e.g. sqlite:///arena.db or postgresql://user@host/dbname)"
+        ) from None
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def engine_for(url: str | URL) -> Engine:
+    """An engine for ``url`` with the platform's connection settings applied."""
+    parsed = normalise_url(url) if isinstance(url, str) else url
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(parsed, pool_pre_ping=True)
+    _make_parent(parsed)
+    engine = create_engine(
+        parsed, connect_args={"timeout": SQLITE_TIMEOUT_S, "check_same_thread": False}
+    )
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _make_parent(url: URL) -> None:
+    """Create the folder of a SQLite file, so a fresh data dir works without a setup step."""
+    if url.database and url.database != ":memory:" and not url.database.startswith("file:"):
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    """Take transaction control away from the sqlite3 module (see ``_sqlite_begin``)."""
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    """Writers take the write lock up front, so they queue on the busy timeout."""
+    read_only = conn.get_execution_options().get(_READ_ONLY, False)
+    conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+
+
+class Database:
+    """An engine and its session factories; one per process."""
+
+    def __init__(self, url: str | URL) -> None:
+        self.engine = engine_for(url)
+        self.url = self.engine.url
+        # expire_on_commit=False: rows returned by a service stay readable after its session.
+        self._writer = sessionmaker(self.engine, expire_on_commit=False)
+        reader = self.engine.execution_options(**{_READ_ONLY: True})
+        self._reader = sessionmaker(reader, expire_on_commit=False)
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None) -> Database:
+        return cls((settings or Settings.from_env()).database_url)
+
+    @contextmanager
+    def session(self, read_only: bool = False) -> Iterator[Session]:
+        """A session that commits when the block ends and rolls back if it raises."""
+        factory = self._reader if read_only else self._writer
+        with factory() as s:
+            try:
+                yield s
+                s.commit()
+            except BaseException:
+                s.rollback()
+                raise
+
+    def dispose(self) -> None:
+        self.engine.dispose()

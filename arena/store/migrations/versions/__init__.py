@@ -1,0 +1,1 @@
+"""Revisions, oldest first by ``down_revision``; Alembic skips this file."""

@@ -1,0 +1,236 @@
+"""Tables of the platform as typed SQLAlchemy 2 models.
+
+Only portable column types (JSON, LargeBinary, BigInteger, short strings with CHECK
+constraints instead of native enums) so one schema and one migration serve SQLite and
+Postgres. Constraint names come from a naming convention, so migrations can refer to them.
+Timestamps are timezone-aware in Python; SQLite hands them back naive (in UTC).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+BOT_STATUSES = ("pending", "valid", "rejected")
+TOURNAMENT_STATUSES = ("draft", "running", "done")
+MATCH_STATUSES = ("pending", "running", "done", "failed")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> CheckConstraint:
+    """A CHECK instead of a native enum: portable, and a new value is a one-line migration."""
+    listed = ", ".join(f"'{v}'" for v in values)
+    return CheckConstraint(f"{column} IN ({listed})", name=column)
+
+
+def _created() -> Mapped[datetime]:
+    return mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar = {dict[str, Any]: JSON, list[int]: JSON, bytes: LargeBinary}
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class ApiToken(Base):
+    """Only the sha256 of a token is kept: a leaked table does not leak working tokens."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(100), default="")
+    created_at: Mapped[datetime] = _created()
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    user: Mapped[User] = relationship()
+
+
+class Bot(Base):
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    owner_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), index=True
+    )
+    created_at: Mapped[datetime] = _created()
+
+    versions: Mapped[list[BotVersion]] = relationship(
+        back_populates="bot", order_by="BotVersion.id"
+    )
+
+
+class BotVersion(Base):
+    """One uploaded archive; ``sha256`` names its blob in the content-addressed store."""
+
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "version"), _one_of("status", BOT_STATUSES))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    version: Mapped[str] = mapped_column(String(64))
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    manifest: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    reason: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = _created()
+
+    # joined: ``ref`` works on rows handed out after their session closed
+    bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")
+
+    @property
+    def ref(self) -> str:
+        """``name@version``, the form users type."""
+        return f"{self.bot.name}@{self.version}"
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+    __table_args__ = (_one_of("status", TOURNAMENT_STATUSES),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(128))
+    ruleset: Mapped[dict[str, Any]]
+    clock: Mapped[dict[str, Any]]
+    deals_per_game: Mapped[int]
+    games_per_match: Mapped[int]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="draft")
+    created_at: Mapped[datetime] = _created()
+
+    entries: Mapped[list[TournamentEntry]] = relationship(order_by="TournamentEntry.entrant_index")
+
+
+class TournamentEntry(Base):
+    __tablename__ = "tournament_entries"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "entrant_index"),
+        UniqueConstraint("tournament_id", "bot_version_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    entrant_index: Mapped[int]
+
+    bot_version: Mapped[BotVersion] = relationship()
+
+
+class Match(Base):
+    """One table of a tournament. ``seats`` holds the bot_version ids in initial seat order
+    (entrant ``e`` of the referee is ``seats[e]``); (tournament, table) is the idempotency key."""
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "table_index"),
+        _one_of("status", MATCH_STATUSES),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    table_index: Mapped[int]
+    seats: Mapped[list[int]]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(128))
+    reason: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    wall_seconds: Mapped[float | None] = mapped_column(Float)
+
+
+class GameScore(Base):
+    """One bot's result in one game of a match (table ``game_results``)."""
+
+    __tablename__ = "game_results"
+    __table_args__ = (
+        UniqueConstraint("match_id", "game_index", "bot_version_id"),
+        CheckConstraint("seat >= 0 AND seat < 4", name="seat"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    game_index: Mapped[int]
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    seat: Mapped[int]
+    points: Mapped[int]  # tenths of a point
+    deals: Mapped[int]
+    calls_made: Mapped[int]
+
+
+class MatchFault(Base):
+    """A strike or forfeit (table ``faults``); game/deal/decision are NULL for start-up faults."""
+
+    __tablename__ = "faults"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), index=True)
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    game: Mapped[int | None]
+    deal: Mapped[int | None]
+    decision: Mapped[int | None]
+    kind: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text)
+
+
+class Replay(Base):
+    """The match record as compressed JSON; ``format`` says how to decode ``data``."""
+
+    __tablename__ = "replays"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), unique=True)
+    format: Mapped[int]
+    data: Mapped[bytes]
+
+
+class RatingSnapshot(Base):
+    __tablename__ = "rating_snapshots"
+    __table_args__ = (Index(None, "tournament_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = _created()
+    payload: Mapped[dict[str, Any]]

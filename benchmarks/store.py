@@ -1,0 +1,168 @@
+"""Storage throughput: finished matches written per second through ``record_result``.
+
+Each write is one transaction, as a worker does it: 4 games x 4 bots of game rows plus the
+zlib-compressed replay of a real match (random in-process bots, ~75 KB of JSON each).
+
+Run: python benchmarks/store.py [--matches N] [--repeat R] [--postgres URL|none]
+The Postgres URL defaults to ARENA_TEST_POSTGRES_URL or the local ``test`` database; the
+benchmark works in a private schema that it drops at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.engine import URL
+
+from arena.bots.inprocess import InProcessPlayer
+from arena.referee.match import MatchSpec, play_match
+from arena.referee.result import MatchResult
+from arena.store import (
+    BlobStore,
+    Database,
+    add_bot_version,
+    create_tournament,
+    engine_for,
+    normalise_url,
+    pending_matches,
+    record_result,
+    upgrade,
+)
+from arena.store.results import compress_replay
+
+DEFAULT_PG = os.environ.get(
+    "ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+
+
+class _RandomBot:
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def call(self, obs):
+        return self.rng.choice(obs.legal_calls)
+
+    def play(self, obs):
+        return self.rng.choice(obs.legal_cards)
+
+
+def realistic_results(count: int, distinct: int = 8) -> list[MatchResult]:
+    """``count`` results cycling over ``distinct`` real matches (the referee's own records)."""
+    played = [
+        play_match(
+            MatchSpec(f"bench-{i}", seed=i),
+            [InProcessPlayer(_RandomBot(i * 4 + s), f"r{s}") for s in range(4)],
+        )
+        for i in range(distinct)
+    ]
+    return [played[i % distinct] for i in range(count)]
+
+
+def _seed_matches(db: Database, blobs: BlobStore, count: int) -> list[int]:
+    """A tournament of 4 bots with ``count`` pending tables; returns the match ids."""
+    with db.session() as s:
+        entries = [
+            add_bot_version(
+                s, blobs, f"bot {i}".encode(), {"name": f"b{i}", "version": "1"}, "valid"
+            )
+            for i in range(4)
+        ]
+        tables = [(t, (0, 1, 2, 3), t) for t in range(count)]
+        tournament = create_tournament(
+            s, "bench", {"deals_per_game": 5}, {}, 5, 4, 1, entries, tables
+        )
+    with db.session() as s:
+        return [m.id for m in pending_matches(s, tournament.id)]
+
+
+@contextmanager
+def sqlite_database(folder: Path) -> Iterator[URL]:
+    """A migrated SQLite file of its own in ``folder``."""
+    url = normalise_url(f"sqlite:///{folder / f'bench-{uuid.uuid4().hex[:8]}.db'}")
+    upgrade(url)
+    yield url
+
+
+@contextmanager
+def postgres_database(base_url: str) -> Iterator[URL]:
+    """A migrated private schema, dropped afterwards."""
+    base = normalise_url(base_url)
+    schema = f"arena_bench_{uuid.uuid4().hex[:10]}"
+    admin = engine_for(base)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        url = base.update_query_dict({"options": f"-csearch_path={schema}"})
+        upgrade(url)
+        yield url
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def record_rate(url: URL, results: list[MatchResult], blobs: BlobStore) -> float:
+    """Match results per second, one ``record_result`` transaction each."""
+    db = Database(url)
+    try:
+        match_ids = _seed_matches(db, blobs, len(results))
+        start = time.perf_counter()
+        for match_id, result in zip(match_ids, results, strict=True):
+            with db.session() as s:
+                record_result(s, match_id, result, wall_seconds=1.0)
+        return len(results) / (time.perf_counter() - start)
+    finally:
+        db.dispose()
+
+
+def best_rate(
+    make_url: Callable[[], AbstractContextManager[URL]],
+    results: list[MatchResult],
+    blobs: BlobStore,
+    repeat: int,
+) -> float:
+    """The best of ``repeat`` runs, each on a fresh database (other load only slows runs)."""
+    rates = []
+    for _ in range(repeat):
+        with make_url() as url:
+            rates.append(record_rate(url, results, blobs))
+    return max(rates)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=300, help="results written per run")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per backend (best counts)")
+    parser.add_argument("--postgres", default=DEFAULT_PG, help="Postgres URL (or 'none')")
+    args = parser.parse_args()
+    results = realistic_results(args.matches)
+    raw = sum(len(json.dumps(r.record, separators=(",", ":"))) for r in results) / len(results)
+    packed = sum(len(compress_replay(r.record)) for r in results) / len(results)
+    print(
+        f"{args.matches} match results, replay JSON {raw / 1000:.0f} KB each "
+        f"({packed / 1000:.1f} KB compressed)"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        blobs = BlobStore(Path(tmp) / "blobs")
+        folder = Path(tmp)
+        sqlite_rate = best_rate(lambda: sqlite_database(folder), results, blobs, args.repeat)
+        print(f"SQLite   : {sqlite_rate:8.1f} results/s")
+        if args.postgres == "none":
+            return
+        pg_rate = best_rate(lambda: postgres_database(args.postgres), results, blobs, args.repeat)
+        print(f"Postgres : {pg_rate:8.1f} results/s")
+        print(f"ratio SQLite/Postgres: {sqlite_rate / pg_rate:.2f}")
+
+
+if __name__ == "__main__":
+    main()
