@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import click
 
+from arena.cli.bots import bot
+from arena.cli.db import db
+from arena.cli.demo import demo
 from arena.cli.play import play
 from arena.cli.replay import replay
+from arena.cli.tournaments import standings_command, tournament
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -13,5 +17,5 @@ def main() -> None:
     """Callbreak Master: run, rate and replay Callbreak bots."""
 
 
-main.add_command(play)
-main.add_command(replay)
+for command in (demo, play, replay, bot, tournament, standings_command, db):
+    main.add_command(command)

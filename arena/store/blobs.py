@@ -135,11 +135,15 @@ def _collect(root: Path) -> list[tuple[str, Path]]:
 
 
 def _check_entry(entry: Path, root: Path, is_dir: bool) -> None:
-    """Links could point outside the bot (or nowhere once unpacked): refuse them by name."""
+    """A link to a file inside the bot is packed as that file (npm's ``node_modules/.bin``
+    holds such links); links to folders or to anything outside the bot are refused."""
     rel = entry.relative_to(root).as_posix()
     if entry.is_symlink():
-        raise PackageError(
-            f"{rel}: symbolic links are not allowed in a bot package; copy the file instead"
-        )
+        target = entry.resolve()
+        if is_dir or not target.is_file() or not target.is_relative_to(root.resolve()):
+            raise PackageError(
+                f"{rel}: a symbolic link to a folder or to outside the bot is not allowed; "
+                "copy what it points to instead"
+            )
     if not is_dir and not entry.is_file():
         raise PackageError(f"{rel}: not a regular file (a bot package holds files and folders)")

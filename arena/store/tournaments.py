@@ -19,7 +19,8 @@ from arena.store.models import (
 )
 
 MAX_SEED = 2**63  # seeds are signed 64-bit columns; derive_seed gives 63 bits
-_CLOCK_KEYS = {"decision_ms", "bank_ms", "startup_ms"}
+# The referee clock plus the strike limit of its failure policy, all whole numbers.
+_CLOCK_KEYS = {"decision_ms", "bank_ms", "startup_ms", "max_strikes"}
 
 # (table index, entrant index in each seat, match seed)
 TableSpec = tuple[int, tuple[int, int, int, int], int]
@@ -83,7 +84,7 @@ def _check_settings(
     unknown = set(clock) - _CLOCK_KEYS
     if unknown or not all(isinstance(v, int) and v >= 0 for v in clock.values()):
         raise StoreError(
-            f"tournament {name!r}: the clock takes whole milliseconds (>= 0) for "
+            f"tournament {name!r}: the clock takes whole numbers (>= 0) for "
             f"{', '.join(sorted(_CLOCK_KEYS))}, got {clock}"
         )
     if games < 1:

@@ -83,11 +83,20 @@ def test_a_packed_folder_loads_as_a_package(tmp_path: Path) -> None:
     assert os.access(package.root / "run.sh", os.X_OK)
 
 
-@pytest.mark.parametrize("target", ["lib/main.py", "lib"])
-def test_symlinks_are_refused(tmp_path: Path, target: str) -> None:
+def test_a_link_to_a_file_inside_is_packed_as_that_file(tmp_path: Path) -> None:
     root = _bot_dir(tmp_path / "bot")
-    (root / "link").symlink_to(root / target)
-    with pytest.raises(PackageError, match="link: symbolic links are not allowed"):
+    (root / "link.py").symlink_to(root / "lib" / "main.py")
+    with zipfile.ZipFile(BytesIO(pack_directory(root))) as zf:
+        assert zf.read("link.py") == zf.read("lib/main.py")
+        assert {i.external_attr >> 16 & 0o170000 for i in zf.infolist()} == {0o100000}
+
+
+@pytest.mark.parametrize("target", ["lib", "/etc/hostname", "../outside.txt"])
+def test_links_to_folders_or_outside_are_refused(tmp_path: Path, target: str) -> None:
+    root = _bot_dir(tmp_path / "bot")
+    (tmp_path / "outside.txt").write_text("secret")
+    (root / "link").symlink_to(root / target if target == "lib" else target)
+    with pytest.raises(PackageError, match="link: a symbolic link"):
         pack_directory(root)
 
 

@@ -1,0 +1,52 @@
+"""``arena bot``: register and list bots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena.cli.context import runtime_and_db, user_errors
+from arena.store import list_bots
+from arena.tournaments.registry import register_bot
+
+
+@click.group()
+def bot() -> None:
+    """Register and list bots."""
+
+
+@bot.command("add")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--no-validate", is_flag=True, help="Store the bot without a validation match.")
+def add(path: Path, no_validate: bool) -> None:
+    """Store the bot in PATH (a directory or zip with bot.toml) and validate it."""
+    with user_errors():
+        runtime, db = runtime_and_db()
+        with Console().status(f"validating {path} against copies of itself..."):
+            version = register_bot(db, runtime, path, validate=not no_validate)
+    if version.status == "rejected":
+        raise click.ClickException(f"{version.ref} rejected: {version.reason}")
+    click.echo(f"{version.ref} (id {version.id}) is {version.status}")
+
+
+@bot.command("list")
+def list_command() -> None:
+    """Every bot and its versions."""
+    with user_errors():
+        _, db = runtime_and_db()
+        with db.session(read_only=True) as s:
+            bots = list_bots(s)
+            rows = [
+                (v.id, v.ref, v.status, v.reason, v.manifest.get("language", ""))
+                for b in bots
+                for v in b.versions
+            ]
+    table = Table(title="Bots")
+    for column in ("id", "bot", "status", "language", "reason"):
+        table.add_column(column)
+    for vid, ref, status, reason, language in rows:
+        table.add_row(str(vid), ref, status, language or "", reason[:80])
+    Console().print(table)

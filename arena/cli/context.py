@@ -1,0 +1,44 @@
+"""What the data commands share: the configured database, the bot runtime, error handling."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import click
+
+from arena.bots.package import PackageError
+from arena.bots.sandbox import SandboxError
+from arena.config import Settings
+from arena.store import Database, StoreError, upgrade
+from arena.store.migrate import is_up_to_date
+from arena.tournaments.registry import Runtime
+
+USER_ERRORS = (StoreError, PackageError, SandboxError, ValueError)
+
+
+def open_database(settings: Settings) -> Database:
+    """The configured database; the embedded SQLite file is created and migrated on demand."""
+    db = Database(settings.database_url)
+    if not is_up_to_date(db.url):
+        if db.url.get_backend_name() != "sqlite":
+            where = db.url.render_as_string()
+            raise click.ClickException(
+                f"the database at {where} is not up to date: run `arena db upgrade`"
+            )
+        upgrade(db.url)
+    return db
+
+
+def runtime_and_db() -> tuple[Runtime, Database]:
+    settings = Settings.from_env()
+    return Runtime(settings), open_database(settings)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the errors a user can cause into a one-line message and exit status 1."""
+    try:
+        yield
+    except USER_ERRORS as exc:
+        raise click.ClickException(str(exc)) from None

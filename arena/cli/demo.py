@@ -1,0 +1,65 @@
+"""``arena demo``: the whole platform in one command, on the embedded default."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from arena.cli.context import runtime_and_db, user_errors
+from arena.cli.tournaments import print_standings, run_with_progress
+from arena.game import RULESETS
+from arena.tournaments.create import new_tournament
+from arena.tournaments.registry import register_bot
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
+HOUSE_ENTRANTS = ("house:heuristic", "house:random")
+
+
+@click.command()
+@click.option("--rules", type=click.Choice(sorted(RULESETS)), default="pagat", show_default=True)
+@click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules']")
+@click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
+@click.option("--seed", type=int, default=1, show_default=True)
+def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
+    """Register the sample bots, run a round robin among them and the house bots, rank them."""
+    console = Console()
+    ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
+    with user_errors():
+        runtime, db = runtime_and_db()
+        refs = []
+        for folder in _sample_folders(console):
+            with console.status(f"adding {folder.name} (a validation match)..."):
+                version = register_bot(db, runtime, folder)
+            console.print(f"bot {version.ref}: {version.status} {version.reason}".rstrip())
+            if version.status == "valid":
+                refs.append(version.ref)
+        tournament = new_tournament(
+            db,
+            runtime,
+            [*refs, *HOUSE_ENTRANTS],
+            rules=ruleset,
+            seed=seed,
+            name=f"demo: sample bots, {rules}",
+        )
+        console.print(f"tournament {tournament.id}: {tournament.name}")
+        run_with_progress(db, runtime, tournament.id, workers)
+        print_standings(db, tournament.id)
+
+
+def _sample_folders(console: Console) -> list[Path]:
+    if not SAMPLES.is_dir():
+        raise click.ClickException(f"no sample bots at {SAMPLES}: run the demo from a checkout")
+    folders = [SAMPLES / "random", SAMPLES / "heuristic"]
+    js = SAMPLES / "js_lowcard"
+    if not (js / "node_modules").is_dir() and shutil.which("npm"):
+        with console.status("installing the JavaScript sample bot's packages (npm ci)..."):
+            subprocess.run(["bash", str(js / "setup.sh")], check=False, capture_output=True)
+    if (js / "node_modules").is_dir() and shutil.which("node"):
+        folders.append(js)
+    else:
+        console.print("[yellow]skipping js_lowcard: needs node and npm (apt install nodejs npm)[/]")
+    return folders

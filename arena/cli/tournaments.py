@@ -1,0 +1,162 @@
+"""``arena tournament`` and ``arena standings``."""
+
+from __future__ import annotations
+
+import math
+
+import click
+from rich import box
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from arena.cli.context import runtime_and_db, user_errors
+from arena.game import RULESETS
+from arena.referee import Clock
+from arena.store import Database
+from arena.tournaments.create import new_tournament
+from arena.tournaments.executor import run_tournament
+from arena.tournaments.registry import Runtime
+from arena.tournaments.standings import standings
+
+
+@click.group()
+def tournament() -> None:
+    """Create and run round-robin tournaments."""
+
+
+@tournament.command("create")
+@click.option(
+    "--bots",
+    "bots",
+    required=True,
+    multiple=True,
+    help="Bots to enter: name, name@version or id; repeat or separate with commas.",
+)
+@click.option("--rules", type=click.Choice(sorted(RULESETS)), default="pagat", show_default=True)
+@click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules']")
+@click.option("--games-per-match", type=click.IntRange(1, 16), default=4, show_default=True)
+@click.option("--seed", type=int, help="Tournament seed [default: random].")
+@click.option("--tables", type=click.IntRange(1), help="Number of tables [default: automatic].")
+@click.option("--decision-ms", type=click.IntRange(1), default=1000, show_default=True)
+@click.option("--bank-ms", type=click.IntRange(0), default=10_000, show_default=True)
+@click.option("--name", default="", help="A name to show [default: from the settings].")
+def create(bots, rules, deals, games_per_match, seed, tables, decision_ms, bank_ms, name) -> None:
+    """Schedule a tournament and print its id."""
+    refs = [ref.strip() for item in bots for ref in item.split(",") if ref.strip()]
+    ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
+    with user_errors():
+        runtime, db = runtime_and_db()
+        t = new_tournament(
+            db,
+            runtime,
+            refs,
+            rules=ruleset,
+            games_per_match=games_per_match,
+            seed=seed,
+            clock=Clock(decision_ms, bank_ms),
+            tables=tables,
+            name=name,
+        )
+    click.echo(f"tournament {t.id}: {t.name}")
+
+
+@tournament.command("run")
+@click.argument("tournament_id", type=int)
+@click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
+def run(tournament_id: int, workers: int | None) -> None:
+    """Play the tournament's matches that are not done yet (safe to re-run after a stop)."""
+    with user_errors():
+        runtime, db = runtime_and_db()
+        run_with_progress(db, runtime, tournament_id, workers)
+        print_standings(db, tournament_id)
+
+
+def run_with_progress(
+    db: Database, runtime: Runtime, tournament_id: int, workers: int | None
+) -> None:
+    console = Console()
+    columns = [
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+    ]
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task(f"tournament {tournament_id}", total=None, note="")
+
+        def on_match(status: str, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, note=status)
+
+        try:
+            summary = run_tournament(db, runtime, tournament_id, workers, on_match)
+        except KeyboardInterrupt:
+            raise click.ClickException(
+                f"stopped: run `arena tournament run {tournament_id}` again to finish it"
+            ) from None
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(summary.status.items()) if v)
+    console.print(f"tournament {tournament_id}: {counts}")
+    if summary.status.get("failed"):
+        console.print("[yellow]some matches failed (a platform error); see `arena standings`[/]")
+
+
+@click.command("standings")
+@click.argument("tournament_id", type=int)
+def standings_command(tournament_id: int) -> None:
+    """Ratings with 95% intervals, points per deal, call success and faults."""
+    with user_errors():
+        _, db = runtime_and_db()
+        print_standings(db, tournament_id)
+
+
+def print_standings(db: Database, tournament_id: int) -> None:
+    rows = standings(db, tournament_id)
+    if not rows:
+        Console().print(f"tournament {tournament_id} has no finished games yet")
+        return
+    table = Table(
+        title=f"Standings of tournament {tournament_id}",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("bot", no_wrap=True)
+    for column in ("Elo", "95% CI", "games", "pts/deal", "95% CI", "calls", "faults"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for rank, row in enumerate(rows, 1):
+        r, st = row.rating, row.stats
+        table.add_row(
+            str(rank),
+            _short(row.ref),
+            f"{r.elo:.0f}",
+            _interval(r.ci_low, r.ci_high, 0),
+            str(r.games),
+            f"{st.mean_points_per_deal:+.2f}",
+            _interval(st.ci_low, st.ci_high, 2),
+            _percent(st.call_success_rate),
+            str(st.faults),
+        )
+    Console().print(table)
+    Console().print("Elo: Bradley-Terry on game totals; calls: share of calls made", style="dim")
+
+
+def _short(ref: str) -> str:
+    return ref.removesuffix("@builtin")  # house bots have one version
+
+
+def _interval(low: float, high: float, digits: int) -> str:
+    return f"{_number(low, digits)}…{_number(high, digits)}"
+
+
+def _number(x: float, digits: int) -> str:
+    if math.isnan(x):
+        return "?"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
+    return f"{x:.{digits}f}"
+
+
+def _percent(x: float) -> str:
+    return "–" if math.isnan(x) else f"{100 * x:.0f}%"

@@ -1,0 +1,84 @@
+"""Creating a tournament: resolve the entrants, schedule the tables, store it all at once."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from arena.game import Ruleset
+from arena.referee import Clock
+from arena.store import (
+    BotVersion,
+    Database,
+    StoreError,
+    Tournament,
+    create_tournament,
+    find_bot_version,
+)
+from arena.tournaments.registry import HOUSE_FILL, Runtime, house_version
+from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
+
+
+def new_tournament(
+    db: Database,
+    runtime: Runtime,
+    bot_refs: Sequence[str],
+    *,
+    rules: Ruleset,
+    games_per_match: int = 4,
+    seed: int | None = None,
+    clock: Clock | None = None,
+    max_strikes: int = 3,
+    tables: int | None = None,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    name: str = "",
+) -> Tournament:
+    """``bot_refs`` name valid bot versions (``name``, ``name@version`` or an id) or house
+    bots (``house:heuristic``, ``house:random``)."""
+    if not bot_refs:
+        raise StoreError("a tournament needs at least one entrant (--bots)")
+    seed = random.randrange(2**31) if seed is None else seed
+    entrants = _resolve(db, runtime, bot_refs)
+    spare = [h for h in DEFAULT_HOUSE_BOTS if h not in bot_refs]
+    plan = schedule(
+        [str(v.id) for v in entrants], seed, tables=tables, max_tables=max_tables, house_bots=spare
+    )
+    seated = {name for table in plan for name in table.seats}
+    fills = sorted(seated - {str(v.id) for v in entrants})
+    entries = entrants + [house_version(db, runtime, f) for f in fills]
+    index = {str(v.id): i for i, v in enumerate(entrants)}
+    index.update({f: len(entrants) + i for i, f in enumerate(fills)})
+    specs = [(t.index, tuple(index[n] for n in t.seats), t.seed) for t in plan]
+    clock_data = asdict(clock or Clock()) | {"max_strikes": max_strikes}
+    with db.session() as s:
+        entries = [s.merge(v) for v in entries]
+        return create_tournament(
+            s,
+            name or f"{len(entrants)} bots, {rules.name}, seed {seed}",
+            rules.to_dict(),
+            clock_data,
+            rules.deals_per_game,
+            games_per_match,
+            seed,
+            entries,
+            specs,
+        )
+
+
+def _resolve(db: Database, runtime: Runtime, refs: Sequence[str]) -> list[BotVersion]:
+    with db.session(read_only=True) as s:
+        versions = [
+            house_version(db, runtime, ref) if ref in HOUSE_FILL else find_bot_version(s, ref)
+            for ref in refs
+        ]
+    for ref, version in zip(refs, versions, strict=True):
+        if version.status != "valid":
+            why = f": {version.reason}" if version.reason else ""
+            raise StoreError(f"{ref} is {version.status}, not valid{why}")
+    seen: dict[int, str] = {}
+    for ref, version in zip(refs, versions, strict=True):
+        if version.id in seen:
+            raise StoreError(f"{ref} and {seen[version.id]} are the same bot version")
+        seen[version.id] = ref
+    return versions

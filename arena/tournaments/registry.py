@@ -1,0 +1,145 @@
+"""Bots as the platform stores them: registering a package, house bots, and running either.
+
+A bot version is a stored archive (content-addressed by sha256) plus its manifest. House
+bots are versions too, with a ``house`` key in the manifest and no code, so schedules,
+results and standings treat every seat the same way.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.bots.house import HOUSE_BOTS
+from arena.bots.inprocess import InProcessPlayer
+from arena.bots.limits import DEFAULT_LIMITS, Limits
+from arena.bots.package import MANIFEST, BotPackage, PackageError, load_package, parse_manifest
+from arena.bots.player import Player
+from arena.bots.process_player import ProcessPlayer
+from arena.bots.sandbox import SandboxPolicy
+from arena.config import Settings
+from arena.game import PAGAT
+from arena.referee import Clock, MatchSpec, play_match
+from arena.store import (
+    BlobStore,
+    BotVersion,
+    Database,
+    add_bot_version,
+    pack_directory,
+    set_bot_status,
+)
+
+# Scheduler filler names -> (stored bot name, house strategy).
+HOUSE_FILL = {
+    "house:heuristic": ("house-heuristic", "heuristic"),
+    "house:random": ("house-random", "random"),
+    "house:heuristic#2": ("house-heuristic-2", "heuristic"),
+}
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Where bots live on this machine and how they are confined."""
+
+    settings: Settings
+    limits: Limits = DEFAULT_LIMITS
+    policy: SandboxPolicy | None = None
+    blobs: BlobStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "blobs", BlobStore.from_settings(self.settings))
+
+    @property
+    def unpack_dir(self) -> Path:
+        return self.settings.data_dir / "bots"
+
+    def log_dir(self, *parts: object) -> Path:
+        return self.settings.data_dir.joinpath("logs", *map(str, parts))
+
+
+def house_version(db: Database, runtime: Runtime, fill_name: str) -> BotVersion:
+    """The stored version standing for a house bot (created on first use)."""
+    bot_name, kind = HOUSE_FILL.get(fill_name, (fill_name.replace(":", "-"), fill_name))
+    if kind not in HOUSE_BOTS:
+        raise PackageError(f"unknown house bot {fill_name!r} (house bots: {', '.join(HOUSE_BOTS)})")
+    manifest = {"name": bot_name, "version": "builtin", "house": kind}
+    with db.session() as s:
+        return add_bot_version(
+            s, runtime.blobs, f"house bot {bot_name}\n".encode(), manifest, "valid"
+        )
+
+
+def archive_of(path: Path) -> bytes:
+    """The bytes to store for a bot directory (a deterministic zip) or a zip file."""
+    path = Path(path)
+    if path.is_dir():
+        return pack_directory(path)
+    if not path.is_file():
+        raise PackageError(f"{path}: no such bot directory or archive")
+    return path.read_bytes()
+
+
+def unpack(runtime: Runtime, archive: bytes) -> BotPackage:
+    """Check and unpack an archive the way the platform will run it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        zip_path = Path(tmp) / "bot.zip"
+        zip_path.write_bytes(archive)
+        return load_package(zip_path, runtime.unpack_dir)
+
+
+def register_bot(
+    db: Database, runtime: Runtime, path: Path, *, validate: bool = True
+) -> BotVersion:
+    """Store a bot and, unless told not to, judge it by a short match against its copies."""
+    archive = archive_of(path)
+    package = unpack(runtime, archive)
+    manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
+    with db.session() as s:
+        version = add_bot_version(s, runtime.blobs, archive, manifest)
+    if version.status == "pending" and validate:
+        reason = validation_problem(runtime, package)
+        with db.session() as s:
+            version = set_bot_status(s, version.id, "rejected" if reason else "valid", reason or "")
+    return version
+
+
+def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
+    """Play one short game of four copies; the first fault, if any, is why it is rejected."""
+    log_dir = runtime.log_dir("validation", package.sha256[:12])
+    players = [
+        ProcessPlayer(
+            package,
+            f"{package.name}#{i}",
+            limits=runtime.limits,
+            policy=runtime.policy,
+            log_dir=log_dir,
+        )
+        for i in range(4)
+    ]
+    spec = MatchSpec(
+        "validation",
+        PAGAT.with_(deals_per_game=2),
+        seed=1,
+        games=1,
+        clock=Clock(decision_ms=1000, bank_ms=5000, startup_ms=20_000),
+    )
+    result = play_match(spec, players)
+    if not result.faults:
+        return None
+    fault = result.faults[0]
+    return f"validation match: {fault.kind}: {fault.reason}"
+
+
+def player_for(runtime: Runtime, version: BotVersion, seed: int, log_dir: Path) -> Player:
+    """A Player running this stored version: in-process for house bots, sandboxed otherwise."""
+    kind = version.manifest.get("house")
+    if kind is not None:
+        return InProcessPlayer(HOUSE_BOTS[kind](seed=seed), version.ref)
+    with tempfile.TemporaryDirectory() as tmp:
+        package = load_package(
+            runtime.blobs.export(version.sha256, Path(tmp) / "bot.zip"), runtime.unpack_dir
+        )
+    return ProcessPlayer(
+        package, version.ref, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir
+    )

@@ -1,0 +1,60 @@
+"""Standings: the batch rating fit plus per-bot statistics, computed in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from arena.ratings import BotGameLine, BotStats, Rating, bot_stats, fit
+from arena.store import BotVersion, Database, game_rows, save_rating_snapshot
+
+
+@dataclass(frozen=True)
+class Standing:
+    bot_version_id: int
+    ref: str
+    rating: Rating
+    stats: BotStats
+
+
+def standings(db: Database, tournament_id: int) -> list[Standing]:
+    """Every entrant that has played, best rating first."""
+    with db.session(read_only=True) as s:
+        rows = game_rows(s, tournament_id)
+        versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(_bots(rows))))
+        refs = {v.id: v.ref for v in versions}
+    ratings = fit(rows.games, rows.groups)
+    lines = (
+        BotGameLine(
+            g.bot_version_id, g.match_id, g.points / 10, g.deals, g.calls_made, g.deals, g.faults
+        )
+        for g in rows.lines
+    )
+    stats = bot_stats(lines)
+    table = [Standing(b, refs[b], ratings[b], stats[b]) for b in ratings]
+    return sorted(table, key=lambda row: (-row.rating.elo, row.ref))
+
+
+def save_snapshot(db: Database, tournament_id: int, table: list[Standing]) -> None:
+    payload = {
+        "standings": [
+            {
+                "bot_version_id": r.bot_version_id,
+                "ref": r.ref,
+                "elo": r.rating.elo,
+                "ci_low": r.rating.ci_low,
+                "ci_high": r.rating.ci_high,
+                "games": r.rating.games,
+                "points_per_deal": r.stats.mean_points_per_deal,
+                "faults": r.stats.faults,
+            }
+            for r in table
+        ]
+    }
+    with db.session() as s:
+        save_rating_snapshot(s, tournament_id, payload)
+
+
+def _bots(rows) -> set[int]:
+    return {bot for game in rows.games for bot in game}
