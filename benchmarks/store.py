@@ -1,9 +1,14 @@
-"""Storage throughput: finished matches written per second through ``record_result``.
+"""Storage and tournament throughput.
 
-Each write is one transaction, as a worker does it: 4 games x 4 bots of game rows plus the
-zlib-compressed replay of a real match (random in-process bots, ~75 KB of JSON each).
+1. Finished matches written per second through ``record_result``, SQLite and Postgres. Each
+   write is one transaction, as a worker does it: 4 games x 4 bots of game rows plus the
+   zlib-compressed replay of a real match (random in-process bots, ~75 KB of JSON each).
+2. Time to fit ratings with 95% intervals for 100,000 four-player games among 50 bots
+   (target <= 5 s).
+3. Tournament throughput: the embedded executor with 2 workers (database included) against
+   the referee alone playing the same matches one after another in this process.
 
-Run: python benchmarks/store.py [--matches N] [--repeat R] [--postgres URL|none]
+Run: python benchmarks/store.py [--matches N] [--repeat R] [--postgres URL|none] [--tables T]
 The Postgres URL defaults to ARENA_TEST_POSTGRES_URL or the local ``test`` database; the
 benchmark works in a private schema that it drops at the end.
 """
@@ -21,10 +26,15 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import URL
 
 from arena.bots.inprocess import InProcessPlayer
+from arena.config import Settings
+from arena.game import PAGAT
+from arena.ratings import fit
+from arena.ratings.synthetic import gumbel_games, random_tables
 from arena.referee.match import MatchSpec, play_match
 from arena.referee.result import MatchResult
 from arena.store import (
@@ -39,6 +49,10 @@ from arena.store import (
     upgrade,
 )
 from arena.store.results import compress_replay
+from arena.tournaments.create import new_tournament
+from arena.tournaments.executor import run_tournament
+from arena.tournaments.registry import Runtime, player_for, register_bot
+from arena.tournaments.run import match_spec
 
 DEFAULT_PG = os.environ.get(
     "ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -139,12 +153,69 @@ def best_rate(
     return max(rates)
 
 
+def fit_seconds(games: int = 100_000, bots: int = 50) -> float:
+    """Seconds for ``fit`` with intervals on synthetic games (Bradley-Terry truth)."""
+    rng = np.random.default_rng(1)
+    strength = rng.normal(0, 1, bots)
+    played = gumbel_games(rng, strength, random_tables(rng, bots, games))
+    groups = [i // 4 for i in range(games)]  # matches of 4 games, the bootstrap unit
+    start = time.perf_counter()
+    fit(played, groups)
+    return time.perf_counter() - start
+
+
+def tournament_rates(tables: int) -> tuple[float, float]:
+    """Matches per second: the referee alone, then the embedded executor with 2 workers."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(f"sqlite:///{tmp}/t.db", Path(tmp) / "data", "")
+        upgrade(settings.database_url)
+        db, runtime = Database(settings.database_url), Runtime(settings)
+        samples = Path(__file__).resolve().parents[1] / "sample_bots"
+        refs = [
+            register_bot(db, runtime, samples / n, validate=False).ref
+            for n in ("random", "heuristic")
+        ]
+        t = new_tournament(
+            db,
+            runtime,
+            [*refs, "house:heuristic", "house:random"],
+            rules=PAGAT,
+            seed=3,
+            tables=tables,
+        )
+        with db.session(read_only=True) as s:
+            ids = [m.id for m in pending_matches(s, t.id)]
+        start = time.perf_counter()
+        for match_id in ids:
+            spec, versions = match_spec(db, match_id)
+            log_dir = Path(tmp) / "logs"
+            play_match(spec, [player_for(runtime, v, i, log_dir) for i, v in enumerate(versions)])
+        alone = len(ids) / (time.perf_counter() - start)
+        start = time.perf_counter()
+        run_tournament(db, runtime, t.id, workers=2)
+        executor = len(ids) / (time.perf_counter() - start)
+        db.dispose()
+        return alone, executor
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=300, help="results written per run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per backend (best counts)")
     parser.add_argument("--postgres", default=DEFAULT_PG, help="Postgres URL (or 'none')")
+    parser.add_argument("--tables", type=int, default=8, help="matches in the tournament run")
     args = parser.parse_args()
+    print(
+        f"ratings: fit with 95% intervals, 100,000 games x 50 bots: {fit_seconds():.2f} s"
+        " (target <= 5 s)"
+    )
+    alone, executor = tournament_rates(args.tables)
+    print(f"tournament, {args.tables} matches of 4 games x 5 deals (2 process + 2 house bots):")
+    print(f"  referee alone, one match at a time: {alone:.2f} matches/s")
+    print(
+        f"  embedded executor, 2 workers + DB:  {executor:.2f} matches/s"
+        f"  ({executor / alone:.2f}x the referee alone)"
+    )
     results = realistic_results(args.matches)
     raw = sum(len(json.dumps(r.record, separators=(",", ":"))) for r in results) / len(results)
     packed = sum(len(compress_replay(r.record)) for r in results) / len(results)

@@ -20,7 +20,9 @@ def bot() -> None:
 
 @bot.command("add")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--no-validate", is_flag=True, help="Store the bot without a validation match.")
+@click.option(
+    "--no-validate", is_flag=True, help="Trust the bot: mark it valid without a validation match."
+)
 def add(path: Path, no_validate: bool) -> None:
     """Store the bot in PATH (a directory or zip with bot.toml) and validate it."""
     with user_errors():

@@ -91,14 +91,15 @@ def unpack(runtime: Runtime, archive: bytes) -> BotPackage:
 def register_bot(
     db: Database, runtime: Runtime, path: Path, *, validate: bool = True
 ) -> BotVersion:
-    """Store a bot and, unless told not to, judge it by a short match against its copies."""
+    """Store a bot and judge it by a short match against its copies (``validate=False``
+    trusts it without one)."""
     archive = archive_of(path)
     package = unpack(runtime, archive)
     manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
     with db.session() as s:
         version = add_bot_version(s, runtime.blobs, archive, manifest)
-    if version.status == "pending" and validate:
-        reason = validation_problem(runtime, package)
+    if version.status == "pending":
+        reason = validation_problem(runtime, package) if validate else None
         with db.session() as s:
             version = set_bot_status(s, version.id, "rejected" if reason else "valid", reason or "")
     return version
