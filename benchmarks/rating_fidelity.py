@@ -13,7 +13,12 @@ are met.  ``evaluate`` takes the game simulator as a parameter, so
 ``simulate_games`` can later be replaced by engine games between heuristic bots
 of increasing randomness (pass ``true_elo=None`` when only the order is known).
 
-Usage: ``python benchmarks/rating_fidelity.py [--quick]``.
+``--engine`` replaces the synthetic points by real games: eight house heuristic bots with
+increasing noise (a uniformly random move instead of its own with probability p) play
+five-deal pagat games through the rules engine. Their true order is the noise order; the
+truth for interval coverage is the fit on a large reference sample of such games.
+
+Usage: ``python benchmarks/rating_fidelity.py [--quick] [--engine]``.
 """
 
 import os
@@ -22,12 +27,15 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import itertools  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Hashable, Sequence  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from arena.bots.house import HeuristicBot  # noqa: E402
+from arena.game import PAGAT, Game  # noqa: E402
 from arena.ratings import fit  # noqa: E402
 from arena.ratings.synthetic import (  # noqa: E402
     covered,
@@ -112,11 +120,57 @@ def games_needed(gap: float, sizes: Sequence[int], seeds: range) -> None:
         print(f"  {n_games:6,} games: mean tau {result.mean_tau:.3f}")
 
 
+NOISES = (0.0, 0.04, 0.08, 0.12, 0.16, 0.2, 0.25, 0.3)
+
+
+def engine_games(rng: np.random.Generator, n_games: int) -> Games:
+    """Five-deal pagat games among heuristic bots of increasing noise, random tables of 4."""
+    games = []
+    for table in random_tables(rng, len(NOISES), n_games):
+        seed = int(rng.integers(2**31))
+        bots = [HeuristicBot(seed=seed + s, noise=NOISES[b]) for s, b in enumerate(table)]
+        game = Game(PAGAT, seed)
+        while not game.over:
+            seat = game.deal.to_act
+            obs = game.observation(seat)
+            if obs.phase == "calling":
+                game.call(seat, bots[seat].call(obs))
+            else:
+                game.play(seat, bots[seat].play(obs))
+        games.append({int(b): game.scores[s] / 10 for s, b in enumerate(table)})
+    return games, None
+
+
+def engine_fidelity(quick: bool) -> None:
+    reference = 3_000 if quick else 10_000
+    print(f"engine games: heuristic bots with noise {NOISES}")
+    ref_games, _ = engine_games(np.random.default_rng(10_000), reference)
+    truth = fitted_elo(fit(ref_games, intervals="none"), len(NOISES))
+    per_deal = [np.mean([g[b] for g in ref_games if b in g]) / DEALS for b in range(len(NOISES))]
+    print(
+        "mean points per deal in the reference sample: " + " ".join(f"{x:+.2f}" for x in per_deal)
+    )
+    print("neighbour gaps: " + " ".join(f"{a - b:.2f}" for a, b in itertools.pairwise(per_deal)))
+    order = -np.arange(len(NOISES), dtype=float)  # less noise, stronger
+    seeds = range(8 if quick else 30)
+    result = evaluate(engine_games, order, truth, N_GAMES, seeds)
+    cov = ", ".join(f"{m} {100 * c:.1f}%" for m, c in result.coverage.items())
+    print(
+        f"{N_GAMES} games, {len(seeds)} seeds: mean tau {result.mean_tau:.3f}, "
+        f"coverage of 95% CI (truth: fit on {reference:,} games) {cov}  {_verdict(result)}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer seeds")
+    parser.add_argument("--engine", action="store_true", help="real engine games instead")
     args = parser.parse_args()
     started = time.perf_counter()
+    if args.engine:
+        engine_fidelity(args.quick)
+        print(f"total benchmark time {time.perf_counter() - started:.0f} s")
+        return
     seeds = range(60 if args.quick else 300)
     good = gap_table((0.1, 0.2, 0.3, 0.4, 0.5), seeds, ("sandwich", "bootstrap"))
     if good:
