@@ -107,7 +107,8 @@ class Player(Protocol):
         """Tell the bot something it may ignore; never raises."""
 
     def cpu_seconds(self) -> float | None:
-        """CPU time the bot has used so far, where the OS tells; else None."""
+        """CPU time the bot has used so far, where the OS tells; else None. The referee asks
+        at the start and end of each game."""
 
     def close(self) -> None:
         """Release everything (processes, connections); idempotent."""

@@ -105,10 +105,17 @@ class Referee:
         for e in self.entrants:
             e.bank_ms = self.spec.clock.bank_ms
         logs: dict[int, list[dict]] = {}
+        cpu_before = [e.player.cpu_seconds() for e in self.entrants]
         while not game.over:
             deal = game.deal
             self._turn(game, deal, seats, g, logs.setdefault(deal.index, []))
         self._finish_game(game, seats, g, logs)
+        # CPU per game, not per decision: the kernel counts CPU time in 10 ms ticks.
+        cpu_ms = [
+            _cpu_ms(b, e.player.cpu_seconds())
+            for b, e in zip(cpu_before, self.entrants, strict=True)
+        ]
+        self.games[-1]["cpu_ms"] = [cpu_ms[e] for e in seats]
 
     def _turn(self, game: Game, deal: Deal, seats: list[int], g: int, log: list[dict]) -> None:
         seat = deal.to_act
@@ -132,7 +139,7 @@ class Referee:
         self.next_id += 1
         allowed = self.spec.clock.decision_ms + entrant.bank_ms
         request = Request(self.next_id, kind, g, obs, int(entrant.bank_ms), int(allowed))
-        cpu0, t0 = entrant.player.cpu_seconds(), time.perf_counter()
+        t0 = time.perf_counter()
         fault = None
         try:
             move = checked(kind, entrant.player.decide(request, allowed / 1000), obs)
@@ -142,9 +149,7 @@ class Referee:
         entrant.bank_ms = max(
             0.0, entrant.bank_ms - max(0.0, wall_ms - self.spec.clock.decision_ms)
         )
-        log.append(
-            _decision_entry(seat, request.id, wall_ms, cpu0, entrant.player.cpu_seconds(), fault)
-        )
+        log.append(_decision_entry(seat, request.id, wall_ms, fault))
         if fault is not None:
             self._strike(e, fault, g, deal.index, request.id)
         return move
@@ -239,10 +244,12 @@ def _start(player: Player, info: MatchInfo, timeout_s: float) -> str | None:
     return None
 
 
-def _decision_entry(seat, decision, wall_ms, cpu0, cpu1, fault) -> dict:
+def _cpu_ms(before: float | None, after: float | None) -> int | None:
+    return None if before is None or after is None else round((after - before) * 1000)
+
+
+def _decision_entry(seat, decision, wall_ms, fault) -> dict:
     entry = {"seat": seat, "id": decision, "ms": round(wall_ms, 3)}
-    if cpu0 is not None and cpu1 is not None:
-        entry["cpu_ms"] = round((cpu1 - cpu0) * 1000, 3)
     if fault is not None:
         entry["fault"] = fault.kind
     return entry
