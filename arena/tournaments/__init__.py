@@ -1,0 +1,1 @@
+"""Tournament scheduling: who plays whom, in which seat, with which seed."""
