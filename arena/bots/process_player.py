@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -18,6 +20,8 @@ from arena.bots.sandbox import (
     launch,
     socket_endpoint,
 )
+
+_EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before reporting
 
 
 class ProcessPlayer:
@@ -45,6 +49,9 @@ class ProcessPlayer:
         deadline = time.monotonic() + timeout_s
         # The bot may write its socket dir, so its log lives beside it, never inside.
         self._run_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        # Without bwrap (rlimits mode) a bot running under its own uid must reach its socket
+        # dir in here, and launch() checks for that: mkdtemp's 0700 would refuse every bot.
+        self._run_dir.chmod(0o755)
         socket_dir = self._run_dir / "sock"
         socket_dir.mkdir()
         log_dir = self.log_dir or self._run_dir
@@ -91,7 +98,10 @@ class ProcessPlayer:
             self._grpc.notify(event)
 
     def cpu_seconds(self) -> float | None:
-        return None
+        """CPU time of the bot's live processes (one /proc scan: call it per game, not per move)."""
+        if self._proc is None or not self._proc.alive():
+            return None
+        return self._proc.usage().cpu_seconds
 
     def close(self) -> None:
         if self._grpc is not None:
@@ -106,8 +116,12 @@ class ProcessPlayer:
     def _explain(self, reason: str) -> str:
         """Add the exit status and the last line of the bot's log, which authors need."""
         parts = [reason]
-        if self._proc is not None and not self._proc.alive():
-            parts.append(f"exit status {self._proc.returncode}")
+        if self._proc is not None:
+            # A lost connection is usually seen before the dying process has been reaped.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=_EXIT_WAIT_S)
+            if not self._proc.alive():
+                parts.append(f"exit status {self._proc.returncode}")
         tail = _last_line(self.log_path)
         if tail:
             parts.append(f"last log line: {tail}")

@@ -1,0 +1,26 @@
+"""Answers card requests with text that is no card: "ZZ", then "", then 100 kB of junk."""
+
+import random
+
+from arena.sdk import Bot, serve
+
+GARBAGE = ["ZZ", "", "Q" * 100_000]
+
+
+class GarbageCard(Bot):
+    name = "garbage-card"
+
+    def __init__(self):
+        super().__init__()
+        self.plays = 0
+
+    def call(self, obs):
+        return random.choice(obs.legal_calls)
+
+    def play(self, obs):
+        self.plays += 1
+        return GARBAGE[(self.plays - 1) % len(GARBAGE)]
+
+
+if __name__ == "__main__":
+    serve(GarbageCard())
