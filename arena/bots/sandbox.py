@@ -28,6 +28,7 @@ Typical use::
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import functools
 import logging
@@ -759,6 +760,30 @@ def _spawn(start: Callable[[], _T]) -> _T:
     return future.result()  # type: ignore[return-value]
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Callable[..., int]:
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+def _die_with(parent: int) -> Callable[[], None]:
+    """A ``preexec_fn`` closing the gap in bwrap's ``--die-with-parent``: bwrap makes that
+    call only once it runs, so a platform killed between the fork and that moment left the
+    sandbox running for good. The child asks for SIGKILL on parent death before exec (it is
+    kept across the exec of bwrap, which is not set-uid) and quits if the parent has already
+    gone. Resolved here, so the forked child only makes two system calls."""
+    prctl, sigkill = _prctl(), int(signal.SIGKILL)
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, sigkill)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
+
+
 def _spawn_loop() -> None:
     while True:
         start, future = _spawn_queue.get()
@@ -886,7 +911,12 @@ def _bwrap_argv(
     ]
     if not root:
         a += ["--unshare-user", "--disable-userns"]
-    made = {"/"}
+    # The private /dev, /proc and /tmp first: a runtime path under /tmp (a checkout or a venv
+    # there) is then bound on top of the tmpfs instead of being hidden by it.
+    a += ["--dev", "/dev", "--proc", "/proc"]
+    a += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    a += ["--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm"]
+    made = {"/", "/dev", "/dev/shm", "/proc", "/tmp"}
 
     def parents(dest: str) -> None:
         for parent in reversed(PurePosixPath(dest).parents):
@@ -907,9 +937,6 @@ def _bwrap_argv(
     for path in _runtime_paths(policy):
         parents(path)
         a += ["--ro-bind", path, path]
-    a += ["--dev", "/dev", "--proc", "/proc"]
-    a += ["--perms", "1777", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
-    a += ["--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm"]
     a += ["--ro-bind", str(bot_dir), str(BOT_DIR_INSIDE)]
     parents(str(SOCKET_DIR_INSIDE))
     a += ["--bind", str(socket_dir), str(SOCKET_DIR_INSIDE)]
@@ -1030,6 +1057,7 @@ def _start(
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=pass_fds,
+                preexec_fn=_die_with(os.getpid()) if mode == "bwrap" else None,
             )
         )
     except BaseException:

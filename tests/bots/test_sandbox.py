@@ -531,3 +531,21 @@ def test_log_cap_small(area: Path) -> None:
     assert data.startswith(b"E" * 4096)
     assert data[4096:].startswith(b"\n[arena: log truncated at 4096 bytes")
     assert data.count(b"E") == 4096
+
+
+def test_runtime_paths_under_tmp_stay_visible(area: Path) -> None:
+    """Regression: a checkout or venv under /tmp was hidden by the sandbox's private /tmp, so
+    bots could not import the SDK when CI cloned the project there."""
+    need_bwrap()
+    shared = area / "runtime"
+    shared.mkdir(mode=0o755)
+    (shared / "sdk.txt").write_text("visible")
+    (shared / "sdk.txt").chmod(0o644)
+    policy = sb.SandboxPolicy(mode="bwrap", stop_grace_seconds=GRACE, extra_ro_paths=(str(shared),))
+    proc = start(
+        area, "read_outside.py", str(shared / "sdk.txt"), "/tmp", mode="bwrap", policy=policy
+    )
+    proc.wait(timeout=10)
+    result = json_output(proc)
+    assert result[str(shared / "sdk.txt")] == "read:visible"
+    assert str(area.relative_to("/tmp")).split("/")[0] in result["/tmp"]  # bound inside the tmpfs
