@@ -80,6 +80,7 @@ class Deal:
         self.summary = (-1, -1, -1)
         self.won = [0, 0, 0, 0]
         self._head = head_code(rules)
+        self._legal: int | None = None  # legal mask of the seat to act, until it plays
 
     # -- moves -------------------------------------------------------------------------
     def legal_calls(self) -> range:
@@ -92,7 +93,11 @@ class Deal:
     def legal_mask(self, seat: int) -> int:
         if self.phase != PLAYING or seat != self.to_act:
             return 0
-        return legal_mask(self.hands[seat], *self.summary, self._head, self.rules.must_trump)
+        if self._legal is None:  # asked by the player, then again to check its card
+            self._legal = legal_mask(
+                self.hands[seat], *self.summary, self._head, self.rules.must_trump
+            )
+        return self._legal
 
     def legal_cards(self, seat: int | None = None) -> list[Card]:
         return cards_of(self.legal_mask(self.to_act if seat is None else seat))
@@ -120,6 +125,7 @@ class Deal:
             legal = " ".join(map(str, self.legal_cards(seat)))
             raise IllegalAction(f"seat {seat} cannot play {CARDS[card]}: {why} (legal: {legal})")
         self.hands[seat] &= ~(1 << card)
+        self._legal = None
         self.trick.append(CARDS[card])
         self.summary = add_card(card, *self.summary)
         if len(self.trick) < 4:

@@ -84,7 +84,8 @@ def play_game(game: Game, rng: random.Random) -> Game:
 def snapshot(obj: Any) -> Any:
     """A deep, comparable copy of every public field of a Deal or Game (for before/after)."""
     if isinstance(obj, Deal | Game):
-        return {k: snapshot(v) for k, v in vars(obj).items()}
+        # Private fields are caches (e.g. the legal mask of the seat to act), not state.
+        return {k: snapshot(v) for k, v in vars(obj).items() if not k.startswith("_")}
     if isinstance(obj, list | tuple):
         return (type(obj).__name__, tuple(snapshot(v) for v in obj))
     if isinstance(obj, dict):
