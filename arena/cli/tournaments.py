@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from concurrent.futures.process import BrokenProcessPool
 
 import click
 from rich import box
@@ -29,7 +30,6 @@ def tournament() -> None:
 @click.option(
     "--bots",
     "bots",
-    required=True,
     multiple=True,
     help="Bots to enter: name, name@version or id; repeat or separate with commas.",
 )
@@ -94,6 +94,10 @@ def run_with_progress(
         except KeyboardInterrupt:
             raise click.ClickException(
                 f"stopped: run `arena tournament run {tournament_id}` again to finish it"
+            ) from None
+        except BrokenProcessPool:
+            raise click.ClickException(
+                f"a worker process died; run `arena tournament run {tournament_id}` again to finish"
             ) from None
     counts = ", ".join(f"{v} {k}" for k, v in sorted(summary.status.items()) if v)
     console.print(f"tournament {tournament_id}: {counts}")

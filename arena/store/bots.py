@@ -124,7 +124,12 @@ def find_bot_version(s: Session, ref: str | int) -> BotVersion:
         return row
     row = s.scalar(query.where(BotVersion.status == "valid").order_by(BotVersion.id.desc()))
     if row is None:
-        raise StoreError(f"bot {name!r} has no valid version yet; use {name}@<version>")
+        latest = s.scalar(query.order_by(BotVersion.id.desc()))
+        why = f" ({latest.reason})" if latest.reason else ""
+        raise StoreError(
+            f"bot {name!r} has no valid version yet: its latest, {latest.ref}, "
+            f"is {latest.status}{why}"
+        )
     return row
 
 

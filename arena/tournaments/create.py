@@ -40,7 +40,9 @@ def new_tournament(
         raise StoreError("a tournament needs at least one entrant (--bots)")
     seed = random.randrange(2**31) if seed is None else seed
     entrants = _resolve(db, runtime, bot_refs)
-    spare = [h for h in DEFAULT_HOUSE_BOTS if h not in bot_refs]
+    # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
+    entered = {v.bot.name for v in entrants if "house" in v.manifest}
+    spare = [h for h in DEFAULT_HOUSE_BOTS if HOUSE_FILL[h][0] not in entered]
     plan = schedule(
         [str(v.id) for v in entrants], seed, tables=tables, max_tables=max_tables, house_bots=spare
     )

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from multiprocessing.synchronize import Event
 
 from arena.store import Database, pending_matches, progress, reset_running, set_tournament_status
 from arena.tournaments.registry import Runtime
@@ -66,7 +67,13 @@ def _counter(summary: RunSummary, total: int, on_match: Progress | None) -> Call
 
 def _in_pool(url, runtime: Runtime, todo: list[int], workers: int, report) -> None:
     # spawn: workers start clean (no inherited DB connections or launcher thread).
-    pool = ProcessPoolExecutor(workers, get_context("spawn"), _init_worker, (str(url), runtime))
+    context = get_context("spawn")
+    # Set on Ctrl-C: matches the pool has already queued to a worker (it queues a few
+    # beyond those being played) return unplayed instead of starting.
+    stop = context.Event()
+    # str(url) would mask the password as "***": the workers need the real one.
+    initargs = (url.render_as_string(hide_password=False), runtime, stop, os.getpid())
+    pool = ProcessPoolExecutor(workers, context, _init_worker, initargs)
     futures: set[Future] = {pool.submit(_work, match_id) for match_id in todo}
     try:
         while futures:
@@ -74,6 +81,7 @@ def _in_pool(url, runtime: Runtime, todo: list[int], workers: int, report) -> No
             for future in finished:
                 report(future.result())
     except KeyboardInterrupt:
+        stop.set()
         for future in futures:
             future.cancel()
         raise
@@ -81,20 +89,24 @@ def _in_pool(url, runtime: Runtime, todo: list[int], workers: int, report) -> No
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-_worker: tuple[Database, Runtime] | None = None
+_worker: tuple[Database, Runtime, Event] | None = None
 
 
-def _init_worker(url: str, runtime: Runtime) -> None:
+def _init_worker(url: str, runtime: Runtime, stop: Event, parent: int) -> None:
     """Die with the parent (so a killed run leaves no orphans); let the parent handle Ctrl-C."""
     global _worker
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker = (Database(url), runtime)
+    _worker = (Database(url), runtime, stop)
 
 
 def _work(match_id: int) -> str:
     assert _worker is not None
-    db, runtime = _worker
+    db, runtime, stop = _worker
+    if stop.is_set():
+        return "stopped"  # left pending, for the next run
     return run_match(db, runtime, match_id, _worker_name())
 
 

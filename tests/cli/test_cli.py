@@ -1,0 +1,405 @@
+"""The ``arena`` command as a user meets it: exit status, one-line errors without tracebacks,
+and the tables it prints. Commands run in-process (click's CliRunner) against a SQLite file
+and data dir in tmp_path, with process bots in the bwrap sandbox; ``arena db upgrade`` also
+on a fresh Postgres schema."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import uuid
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import URL
+
+from arena.bots.sandbox import SandboxUnavailable, resolve_mode
+from arena.cli import main
+from arena.store import Database, engine_for, normalise_url
+from arena.store.migrate import is_up_to_date
+from tests.services.conftest import (
+    BAD_BOTS,
+    MANIFEST,
+    POLICY,
+    SAMPLE_BOTS,
+    good_entries,
+    make_zip,
+    write_zip_bomb,
+)
+from tests.store.conftest import PG_URL, _pg_error
+from tests.support import need
+
+HOUSE_FILLERS = ("house-heuristic", "house-random", "house-heuristic-2")
+
+Arena = Callable[..., Result]
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> None:
+    try:
+        resolve_mode(POLICY)
+        problem = None
+    except SandboxUnavailable as exc:
+        problem = str(exc)
+    need(problem is None, f"bwrap sandbox unusable here: {problem}")
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh embedded platform: database file and data dir under tmp_path."""
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
+    monkeypatch.setenv("ARENA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ARENA_SANDBOX_MODE", "bwrap")
+    monkeypatch.setenv("COLUMNS", "200")  # rich tables: no truncated names
+    return tmp_path
+
+
+@pytest.fixture
+def arena(home: Path) -> Arena:
+    def run(*args: str | Path) -> Result:
+        return CliRunner().invoke(main, [str(a) for a in args])
+
+    return run
+
+
+def ok(result: Result) -> str:
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    return result.stdout
+
+
+def one_line_error(result: Result, *fragments: str, code: int = 1) -> str:
+    """A clean non-zero exit whose only stderr line is click's ``Error: ...``."""
+    assert result.exit_code == code, result.output
+    assert isinstance(result.exception, SystemExit), result.exception  # not a crash
+    assert "Traceback" not in result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def table_rows(output: str, names: tuple[str, ...]) -> dict[str, str]:
+    """The line of each name in a printed table (names must each appear on one line)."""
+    rows = {}
+    for name in names:
+        pattern = re.compile(rf"\s{re.escape(name)}\s")
+        [rows[name]] = [line for line in output.splitlines() if pattern.search(line)]
+    return rows
+
+
+def bot_count(home: Path) -> int:
+    db = Database(f"sqlite:///{home / 'arena.db'}")
+    try:
+        with db.session(read_only=True) as s:
+            return s.scalar(text("SELECT count(*) FROM bot_versions"))
+    finally:
+        db.dispose()
+
+
+# --------------------------------------------------------------------------- arena bot
+
+
+def test_bot_add_validates_and_bot_list_shows_every_version(arena, sandbox):
+    out = ok(arena("bot", "add", SAMPLE_BOTS / "random"))
+    assert "random@1.0.0 (id 1) is valid" in out
+    assert "random@1.0.0 (id 1) is valid" in ok(arena("bot", "add", SAMPLE_BOTS / "random"))
+
+    error = one_line_error(arena("bot", "add", BAD_BOTS / "crash_at_start"))
+    assert error.startswith("Error: services-crash-at-start@1.0 rejected: validation match: ")
+    assert "start_failed" in error and "exit status 3" in error
+
+    listing = ok(arena("bot", "list"))
+    rows = table_rows(listing, ("random@1.0.0", "services-crash-at-start@1.0"))
+    assert re.search(r"\b1\b.*\bvalid\b.*\bpython\b", rows["random@1.0.0"])
+    assert re.search(
+        r"\brejected\b.*validation match: start_failed", rows["services-crash-at-start@1.0"]
+    )
+
+
+def test_bot_add_no_validate_trusts_the_bot(arena):
+    out = ok(arena("bot", "add", "--no-validate", BAD_BOTS / "crash_at_start"))
+    assert "services-crash-at-start@1.0 (id 1) is valid" in out
+
+
+def _folder(tmp: Path, manifest: str) -> Path:
+    root = tmp / "bot"
+    root.mkdir()
+    (root / "bot.toml").write_text(manifest)
+    return root
+
+
+BAD_INPUTS = {
+    "unknown path": (lambda tmp: tmp / "missing", "no such bot directory or archive"),
+    "bad manifest": (
+        lambda tmp: _folder(tmp, MANIFEST.format(name="x", version="1") + "colour = 1\n"),
+        "unknown keys colour",
+    ),
+    "no command": (lambda tmp: _folder(tmp, 'name = "x"\n'), "command must be a list"),
+    "escaping archive": (
+        lambda tmp: make_zip(tmp / "b.zip", {**good_entries(), "../../evil.py": b"x"}),
+        "archive entry '../../evil.py' escapes the bot's folder",
+    ),
+    "symlink archive": (
+        lambda tmp: make_zip(tmp / "b.zip", good_entries(), {"passwd": "/etc/passwd"}),
+        "archive entry 'passwd' is a symbolic link (not allowed)",
+    ),
+    "archive over the cap": (
+        lambda tmp: write_zip_bomb(tmp / "bomb.zip"),
+        "archive unpacks to more than the size limit (67108864 bytes)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUTS))
+def test_bot_add_refuses_bad_input_in_one_line(arena, home, tmp_path, case):
+    build, message = BAD_INPUTS[case]
+    source = tmp_path / "in"
+    source.mkdir()
+    one_line_error(arena("bot", "add", build(source)), message)
+    assert bot_count(home) == 0
+
+
+def test_bot_add_refuses_a_folder_over_the_size_cap(arena, home, tmp_path, monkeypatch):
+    monkeypatch.setattr("arena.store.blobs.MAX_UNPACKED_BYTES", 4096)  # the cap for folders
+    root = _folder(tmp_path, MANIFEST.format(name="big", version="1"))
+    (root / "bot.py").write_bytes(b"#" * 5000)
+    one_line_error(arena("bot", "add", root), "more than 4096 bytes or")
+    assert bot_count(home) == 0
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+def test_tournament_create_needs_bots(arena):
+    one_line_error(arena("tournament", "create"), "needs at least one entrant (--bots)")
+    one_line_error(arena("tournament", "create", "--bots", " , "), "needs at least one entrant")
+
+
+def test_tournament_create_refuses_an_unknown_bot(arena):
+    one_line_error(
+        arena("tournament", "create", "--bots", "house:heuristic,nope"),
+        "no bot named 'nope'",
+    )
+    unknown_house = arena("tournament", "create", "--bots", "house:nope")
+    one_line_error(unknown_house, "no bot named 'house:nope'")
+    one_line_error(arena("standings", "7"), "no tournament with id 7")
+    one_line_error(arena("tournament", "run", "7"), "no tournament with id 7")
+
+
+def test_tournament_run_and_standings_print_every_bot(arena, sandbox):
+    ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
+    created = ok(
+        arena(
+            "tournament", "create", "--bots", "random, house:heuristic", "--deals", "1",
+            "--games-per-match", "2", "--seed", "3", "--decision-ms", "2000",
+        )
+    )  # fmt: skip
+    assert created.strip() == "tournament 1: 2 bots, pagat, seed 3"
+    assert "has no finished games yet" in ok(arena("standings", "1"))
+
+    ran = ok(arena("tournament", "run", "1", "--workers", "1"))
+    assert "tournament 1: 4 done" in ran
+    standings = ok(arena("standings", "1"))
+    for out in (ran, standings):
+        assert "Standings of tournament 1" in out
+        rows = table_rows(out, ("random@1.0.0", *HOUSE_FILLERS))
+        for row in rows.values():
+            # rank, bot, Elo, its interval, games (every bot plays each of 4 tables, 2 games)
+            assert re.match(r"\s*[1-4]\s+\S+\s+-?\d+\s+\S+…\S+\s+8\s", row), row
+    again = ok(arena("tournament", "run", "1"))  # finished: nothing left to play
+    assert "tournament 1: 4 done" in again and "Standings of tournament 1" in again
+
+
+# --------------------------------------------------------------------------- arena db
+
+
+def test_db_upgrade_on_a_fresh_sqlite_file(tmp_path, monkeypatch):
+    path = tmp_path / "deep" / "new.db"
+    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{path}")
+    result = CliRunner().invoke(main, ["db", "upgrade"])
+    assert f"database sqlite:///{path} is up to date" in ok(result)
+    assert path.is_file() and is_up_to_date(f"sqlite:///{path}")
+    assert ok(CliRunner().invoke(main, ["db", "upgrade"]))  # again: nothing to do
+
+
+def test_db_upgrade_refuses_a_bad_url_in_one_line(monkeypatch):
+    monkeypatch.setenv("ARENA_DATABASE_URL", "not a url")
+    one_line_error(CliRunner().invoke(main, ["db", "upgrade"]), "database URL 'not a url'")
+
+
+@pytest.fixture
+def fresh_pg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[URL]:
+    """An empty schema of its own on the test Postgres, as ARENA_DATABASE_URL (with a
+    password, which trust authentication ignores, to see that it is never printed)."""
+    base = normalise_url(PG_URL)
+    error = _pg_error(base)
+    need(error is None, error or "")
+    schema = f"arena_cli_{uuid.uuid4().hex[:10]}"
+    admin = engine_for(base)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    url = base.set(password="hunter2").update_query_dict({"options": f"-csearch_path={schema}"})
+    monkeypatch.setenv("ARENA_DATABASE_URL", url.render_as_string(hide_password=False))
+    monkeypatch.setenv("ARENA_DATA_DIR", str(tmp_path / "data"))
+    try:
+        yield url
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def test_db_upgrade_on_postgres(fresh_pg):
+    stale = CliRunner().invoke(main, ["bot", "list"])
+    line = one_line_error(stale, "is not up to date: run `arena db upgrade`")
+    assert "hunter2" not in stale.output and "***" in line
+
+    upgraded = CliRunner().invoke(main, ["db", "upgrade"])
+    assert "is up to date" in ok(upgraded) and "hunter2" not in upgraded.output
+    assert is_up_to_date(fresh_pg)
+    engine = engine_for(fresh_pg)
+    try:
+        tables = set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+    assert {"bots", "bot_versions", "tournaments", "matches", "game_results"} <= tables
+    assert "Bots" in ok(CliRunner().invoke(main, ["bot", "list"]))
+
+
+# --------------------------------------------------------------------------- play and replay
+
+
+def test_play_with_house_bots_prints_deals_and_standings(arena, tmp_path):
+    replay = tmp_path / "match.json"
+    bots = ("house:random", "heuristic", "house:random", "house:heuristic")
+    options = ("--deals", "2", "--games", "2", "--seed", "9", "--replay", replay)
+    out = ok(arena("play", *bots, *options))
+    assert "Match play-9: rules pagat, 2 games × 2 deals, seed 9" in out
+    for game, deal in ((1, 1), (1, 2), (2, 1), (2, 2)):
+        assert f"Game {game}, deal {deal}" in out
+    standings = out.split("Match standings", 1)[1]
+    names = ("house:random#1", "house:random#2", "house:heuristic#1", "house:heuristic#2")
+    ranks = [int(row.split()[1]) for row in table_rows(standings, names).values()]  # "│ 1 │"
+    assert sorted(ranks) == [1, 2, 3, 4]
+    assert f"Replay written to {replay}" in out
+    assert "Bot logs" not in out  # no process bot played
+    assert json.loads(replay.read_text())["format"] == "callbreak-match"
+
+
+def test_play_with_a_process_bot_keeps_its_log(arena, tmp_path, sandbox):
+    logs = tmp_path / "logs"
+    bots = (SAMPLE_BOTS / "random", "random", "heuristic", "random")
+    out = ok(arena("play", *bots, "--deals", "1", "--games", "1", "--quiet", "--log-dir", logs))
+    assert "Game 1" not in out and "Match standings" in out
+    [row] = table_rows(out, ("random",)).values()
+    cells = [cell.strip() for cell in row.split("│")[1:-1]]  # #, bot, points, calls, faults, ...
+    assert cells[1] == "random" and cells[4:] == ["0", ""]  # played it all, no fault
+    assert f"Bot logs: {logs}" in out.replace("\n", "")
+    assert (logs / "random.log").is_file()
+
+
+def test_play_refuses_an_unknown_bot_in_one_line(arena):
+    one_line_error(
+        arena("play", "house:random", "nope", "random", "random"),
+        "nope: no such bot directory or archive, and not a house bot (random, heuristic)",
+    )
+    one_line_error(arena("play", "house:nope", "random", "random", "random"), "house:nope")
+
+
+@pytest.fixture
+def good_record(arena, tmp_path) -> Path:
+    path = tmp_path / "good.json"
+    bots = ("random", "heuristic", "random", "heuristic")
+    options = ("--deals", "2", "--games", "2", "--seed", "4", "--quiet", "--replay", path)
+    ok(arena("play", *bots, *options))
+    return path
+
+
+def test_replay_check_accepts_a_recorded_match(arena, good_record):
+    assert f"{good_record}: consistent with the rules" in ok(arena("replay", "check", good_record))
+
+
+def tampered(good: Path, name: str, change: Callable[[dict], None]) -> Path:
+    record = json.loads(good.read_text())
+    change(record)
+    path = good.with_name(name)
+    path.write_text(json.dumps(record))
+    return path
+
+
+def _move_a_trick(record: dict) -> None:
+    won = record["games"][1]["deals"][0]["won"]
+    won[0], won[1] = won[0] + 1, won[1] - 1
+
+
+def _other_card(record: dict) -> None:
+    trick = record["games"][0]["deals"][1]["tricks"][5]
+    trick["cards"][2] = trick["cards"][1]  # a card already played in the trick
+
+
+def _wrong_score(record: dict) -> None:
+    record["games"][0]["scores"][3] += 1
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        (_move_a_trick, "game 1: deal 0: tricks won: record says"),
+        (_other_card, "game 0: deal 1: trick 5, card 2: "),
+        (_wrong_score, "game 0: final scores: record says"),
+    ],
+)
+def test_replay_check_locates_a_tampered_record(arena, good_record, change, where):
+    path = tampered(good_record, "bad.json", change)
+    one_line_error(arena("replay", "check", path), f"{path}: {where}")
+
+
+def test_replay_check_refuses_what_is_not_a_record(arena, tmp_path):
+    path = tmp_path / "notes.json"
+    path.write_text("not json {")
+    one_line_error(arena("replay", "check", path), f"{path}: not a JSON record")
+    path.write_text(json.dumps({"format": "something else"}))
+    one_line_error(arena("replay", "check", path), "not a callbreak-game v1 record")
+
+
+# --------------------------------------------------------------------------- arena demo
+
+
+def test_demo_runs_the_sample_bots_against_the_house_bots(tmp_path, monkeypatch, sandbox):
+    for name in ("ARENA_DATABASE_URL", "ARENA_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ARENA_SANDBOX_MODE", "bwrap")
+    monkeypatch.setenv("COLUMNS", "200")
+    js = SAMPLE_BOTS / "js_lowcard"
+    with_js = shutil.which("node") is not None and (js / "node_modules").is_dir()
+    if not with_js:  # no npm install from a test: the demo gets the Python samples only
+        samples = tmp_path / "samples"
+        for name in ("random", "heuristic"):
+            shutil.copytree(SAMPLE_BOTS / name, samples / name)
+        monkeypatch.setattr("arena.cli.demo.SAMPLES", samples)
+    workdir = tmp_path / "cwd"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+
+    out = ok(CliRunner().invoke(main, ["demo", "--deals", "1", "--workers", "2"]))
+    assert (workdir / "arena.db").is_file() and (workdir / "arena-data").is_dir()
+    entrants = ["random@1.0.0", "heuristic@1.0.0", "house-heuristic", "house-random"]
+    for ref in entrants[:2] + (["js-lowcard@1.0.0"] if with_js else []):
+        assert f"bot {ref}: valid" in out
+    if with_js:
+        entrants.append("js-lowcard@1.0.0")
+    tables = 5 if with_js else 1  # every 4 of the 5 or 4 entrants
+    assert f"tournament 1: {tables} done" in out
+    assert "Standings of tournament 1" in out
+    rows = table_rows(out, tuple(entrants))
+    assert sorted(int(row.split()[0]) for row in rows.values()) == list(range(1, len(entrants) + 1))
+    blobs = [p for p in (workdir / "arena-data" / "blobs").rglob("*") if p.is_file()]
+    assert len(blobs) == len(entrants)  # house bots are stored versions too
+    assert sum(zipfile.is_zipfile(p) for p in blobs) == len(entrants) - 2  # the samples
