@@ -74,7 +74,7 @@ def _live_pids() -> dict[int, tuple[int | None, bytes]]:
 
 def _lease_holder(uid: int) -> int | None:
     """The platform process that holds the lease on a sandbox uid, from its lock file
-    (written by ``arena.bots.sandbox._UidLease``: "in use by pid N" or "clean")."""
+    (written by ``arena.bots.sandbox.uids._UidLease``: "in use by pid N" or "clean")."""
     try:
         text = (POLICY.uid_lock_dir / f"{uid}.lock").read_bytes()
     except OSError:

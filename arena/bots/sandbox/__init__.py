@@ -1,0 +1,69 @@
+"""Start an untrusted command in a sandbox and guarantee that it is cleaned up.
+
+This package knows nothing about gRPC or the game. It starts ``command`` with the bot's own
+directory as working directory, captures stdout+stderr to a capped log file, and kills and
+reaps the whole process tree on :meth:`SandboxedProcess.stop`.
+
+Two modes (see docs/sandbox.md for exactly what each enforces):
+
+``bwrap``
+    bubblewrap: new pid/net/ipc/uts namespaces, a minimal read-only view of the runtime,
+    the bot directory read-only at ``/bot``, a private ``/tmp``, the socket directory at
+    ``/run/arena``; plus the rlimits below.
+``rlimits``
+    fallback when bwrap is missing or does not work: rlimits (and, as root, a dedicated
+    uid) only. Logged loudly once per process; refused when ``require_sandbox`` is set.
+
+Typical use::
+
+    policy = SandboxPolicy.from_env()
+    endpoint = socket_endpoint(socket_dir, policy=policy)
+    with launch([*command, endpoint.bot_address], bot_dir, socket_dir=socket_dir,
+                log_path=log_path, env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
+                policy=policy) as proc:
+        channel = grpc.insecure_channel(endpoint.host_address)
+        ...
+
+Modules, each importing only those above it: ``policy`` (policy, socket paths, errors),
+``procfs`` (/proc scans, signals), ``uids`` (per-bot uid leases as root), ``request`` (a
+checked launch request), ``bwrap`` (environment, bwrap's command line), ``process``
+(:class:`SandboxedProcess`), ``spawner`` (the forking thread), ``start`` (starting a
+request), ``detect`` (mode probe and fallback warning), ``launcher`` (the entry points).
+Everything logs to the logger named after this package.
+"""
+
+# Private helpers that tests and benchmarks reach through the package.
+from .bwrap import _runtime_paths as _runtime_paths
+from .detect import _bwrap_problem as _bwrap_problem
+from .detect import _reset_detection_cache as _reset_detection_cache
+from .detect import resolve_mode
+from .launcher import launch, socket_endpoint
+from .policy import (
+    BOT_DIR_INSIDE,
+    DEFAULT_SOCKET_NAME,
+    SOCKET_DIR_INSIDE,
+    Mode,
+    SandboxError,
+    SandboxPolicy,
+    SandboxUnavailable,
+    SocketEndpoint,
+    endpoint_for,
+)
+from .process import ResourceUsage, SandboxedProcess
+
+__all__ = [
+    "BOT_DIR_INSIDE",
+    "DEFAULT_SOCKET_NAME",
+    "SOCKET_DIR_INSIDE",
+    "Mode",
+    "ResourceUsage",
+    "SandboxError",
+    "SandboxPolicy",
+    "SandboxUnavailable",
+    "SandboxedProcess",
+    "SocketEndpoint",
+    "endpoint_for",
+    "launch",
+    "resolve_mode",
+    "socket_endpoint",
+]

@@ -1,0 +1,135 @@
+"""The bot's environment and bwrap's command line: namespaces, filesystem view, privileges."""
+
+from __future__ import annotations
+
+import os
+import site
+import sys
+from collections.abc import Mapping
+from pathlib import PurePosixPath
+
+from .policy import BOT_DIR_INSIDE, SOCKET_DIR_INSIDE, SandboxError, SandboxPolicy
+from .request import _LaunchRequest
+
+# Host paths bound read-only into the bwrap sandbox (when they exist), besides /usr, the
+# top-level /bin, /lib... entries and the Python runtime.
+_ETC_PATHS = (
+    "/etc/alternatives",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+)
+_TOP_LEVEL_RUNTIME = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_SHM_BYTES = 8 * 1024 * 1024  # /dev/shm (POSIX semaphores, e.g. multiprocessing)
+
+
+def _runtime_paths(policy: SandboxPolicy) -> list[str]:
+    """Host paths bound read-only at the same place: Python runtime, site dirs, `arena`."""
+    import arena
+
+    candidates = [sys.base_prefix, sys.prefix, *site.getsitepackages()]
+    candidates += [p for p in arena.__path__ if os.path.isdir(p)]
+    candidates += list(policy.extra_ro_paths)
+    covered = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"]
+    result: list[str] = []
+    for path in sorted({os.path.realpath(p) for p in candidates if os.path.exists(p)}):
+        if any(path == c or path.startswith(c.rstrip("/") + "/") for c in covered + result):
+            continue
+        if path == "/":
+            raise SandboxError("refusing to bind / into the sandbox")
+        result.append(path)
+    return result
+
+
+def _bot_env(env_extra: Mapping[str, str], home: str) -> dict[str, str]:
+    python_bin = os.path.dirname(sys.executable)
+    env = {
+        "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    for key, value in env_extra.items():
+        if not key or "=" in key or "\0" in key or "\0" in value:
+            raise ValueError(f"bad environment entry {key!r}")
+        env[key] = value
+    return env
+
+
+def _bwrap_argv(request: _LaunchRequest, inner: list[str]) -> list[str]:
+    """bwrap's full command line, running ``inner`` in the bot's sandbox."""
+    args = _namespace_args(as_root=request.as_root)
+    args += _filesystem_args(request)
+    args += ["--chdir", str(request.inside_cwd), "--clearenv"]
+    for key, value in _bot_env(request.env_extra, "/tmp").items():
+        args += ["--setenv", key, value]
+    if request.as_root:
+        # Only what setpriv needs to switch to the bot's uid; it drops them all again.
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    return [request.policy.bwrap_path, *args, "--", *inner]
+
+
+def _namespace_args(*, as_root: bool) -> list[str]:
+    """Fresh pid, net, ipc and uts namespaces, tied to the platform's life; unprivileged, a
+    user namespace too (with no nesting)."""
+    args = [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "arena-bot",
+        "--die-with-parent",
+        "--new-session",
+    ]
+    if not as_root:
+        args += ["--unshare-user", "--disable-userns"]
+    return args
+
+
+def _filesystem_args(request: _LaunchRequest) -> list[str]:
+    """The bot's filesystem: private /dev, /proc and /tmp, the runtime read-only, its own
+    directory read-only at /bot and its socket directory writable at /run/arena."""
+    # The private /dev, /proc and /tmp first: a runtime path under /tmp (a checkout or a venv
+    # there) is then bound on top of the tmpfs instead of being hidden by it.
+    args = ["--dev", "/dev", "--proc", "/proc"]
+    args += ["--perms", "1777", "--size", str(request.limits.tmp_bytes), "--tmpfs", "/tmp"]
+    args += ["--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm"]
+    made = {"/", "/dev", "/dev/shm", "/proc", "/tmp"}
+    args += _system_dir_args()
+    host_paths = [p for p in _ETC_PATHS if os.path.exists(p)] + _runtime_paths(request.policy)
+    for path in host_paths:
+        args += [*_parent_dir_args(path, made), "--ro-bind", path, path]
+    args += ["--ro-bind", str(request.bot_dir), str(BOT_DIR_INSIDE)]
+    args += _parent_dir_args(str(SOCKET_DIR_INSIDE), made)
+    args += ["--bind", str(request.socket_dir), str(SOCKET_DIR_INSIDE)]
+    # bwrap's own / and /dev are tmpfs owned by the bot's uid when there is a user
+    # namespace: freeze them (non-recursive, so the mounts above keep their modes).
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    return args
+
+
+def _system_dir_args() -> list[str]:
+    """/usr read-only, and the top-level /bin, /lib... as the host has them (often symlinks)."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in _TOP_LEVEL_RUNTIME:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    return args
+
+
+def _parent_dir_args(dest: str, made: set[str]) -> list[str]:
+    """Create the missing parents of ``dest`` in the sandbox (``made``: those that exist)."""
+    args: list[str] = []
+    for parent in reversed(PurePosixPath(dest).parents):
+        if str(parent) not in made:
+            made.add(str(parent))
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args

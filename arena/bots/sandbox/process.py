@@ -1,0 +1,328 @@
+"""The handle of a running sandbox: waiting, reaping, usage, stopping and log capture."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from .policy import Mode
+from .procfs import (
+    _KILL_TIMEOUT,
+    _all_pids,
+    _children,
+    _cpu_and_rss,
+    _is_live,
+    _pid_ns,
+    _real_uid,
+    _signal_pid,
+)
+from .request import _LaunchRequest
+from .uids import _UidLease
+
+logger = logging.getLogger(__package__)  # the package's one logger, named as before the split
+
+
+@dataclass(frozen=True)
+class ResourceUsage:
+    """Live usage summed over the sandbox's processes (bwrap's own helpers excluded)."""
+
+    cpu_seconds: float
+    rss_bytes: int
+    processes: int
+
+
+class SandboxedProcess:
+    """A running sandboxed command. Always :meth:`stop` it (or use it as a context manager)."""
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        request: _LaunchRequest,
+        *,
+        lease: _UidLease | None,
+        log_fd: int,
+        log_file: BinaryIO,
+        private_tmp: Path | None,
+    ) -> None:
+        self._popen = popen
+        self.mode: Mode = request.mode
+        self.endpoint = request.endpoint
+        self.log_path = request.log_path
+        self.limits = request.limits
+        self._policy = request.policy
+        self._lease = lease
+        self._private_tmp = private_tmp
+        self._lock = threading.RLock()
+        self._stop_lock = threading.Lock()
+        self._stopped = False
+        self._returncode: int | None = None
+        self._rusage: resource.struct_rusage | None = None
+        self._pidfd: int | None = os.pidfd_open(popen.pid)
+        self._ns_init: int | None = None
+        self._ns: str | None = None
+        self._own_ns = _pid_ns(os.getpid())
+        self.log_truncated = False
+        self.log_bytes_dropped = 0
+        self._stop_reading = threading.Event()
+        self._reader = threading.Thread(
+            target=self._pump_log,
+            args=(log_fd, log_file),
+            name=f"sandbox-log-{popen.pid}",
+            daemon=True,
+        )
+        self._reader.start()
+
+    # ---- introspection
+
+    @property
+    def pid(self) -> int:
+        """Host pid of the launched process (bwrap's monitor in bwrap mode, else the bot)."""
+        return self._popen.pid
+
+    @property
+    def uid(self) -> int | None:
+        """Host uid the bot runs as when the platform is root (None: the platform's uid)."""
+        return None if self._lease is None else self._lease.uid
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status once exited (negative: killed by that signal). In bwrap mode a bot
+        killed by signal N usually shows as 128+N (bwrap reports the child's status)."""
+        return self._poll()
+
+    @property
+    def rusage(self) -> resource.struct_rusage | None:
+        """``resource.struct_rusage`` of the launched process once reaped, else None.
+
+        In rlimits mode that is the bot (plus children it waited for). In bwrap mode it is
+        bwrap's monitor only, without the bot: use :meth:`usage` while it runs instead.
+        """
+        self._poll()
+        return self._rusage
+
+    def alive(self) -> bool:
+        return self._poll() is None
+
+    def usage(self) -> ResourceUsage:
+        """Snapshot of the live processes of the sandbox (cheap: one /proc scan)."""
+        self._find_namespace()
+        pids = set(self._members())
+        if self.mode == "rlimits" and self._poll() is None:
+            pids.add(self._popen.pid)
+        pids.discard(self._ns_init or -1)
+        cpu = 0.0
+        rss = 0
+        count = 0
+        for pid in pids:
+            sample = _cpu_and_rss(pid)
+            if sample is None:
+                continue
+            cpu += sample[0]
+            rss += sample[1]
+            count += 1
+        return ResourceUsage(cpu_seconds=cpu, rss_bytes=rss, processes=count)
+
+    # ---- waiting and reaping
+
+    def _poll(self) -> int | None:
+        with self._lock:
+            if self._returncode is None:
+                try:
+                    pid, status, usage = os.wait4(self._popen.pid, os.WNOHANG)
+                except ChildProcessError:  # reaped behind our back: status unknown
+                    logger.warning("sandbox pid %d was reaped elsewhere", self._popen.pid)
+                    pid, status, usage = self._popen.pid, 255 << 8, None
+                if pid:
+                    self._returncode = os.waitstatus_to_exitcode(status)
+                    self._rusage = usage
+                    self._popen.returncode = self._returncode
+                    if self._pidfd is not None:
+                        os.close(self._pidfd)
+                        self._pidfd = None
+            return self._returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the launched process to exit; raises ``subprocess.TimeoutExpired``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            rc = self._poll()
+            if rc is not None:
+                return rc
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                raise subprocess.TimeoutExpired(self._popen.args, timeout or 0)
+            with self._lock:
+                pidfd = self._pidfd
+            step = 0.05 if remaining is None else min(0.05, remaining)
+            if pidfd is None:
+                time.sleep(step)
+            else:
+                with contextlib.suppress(OSError, ValueError):
+                    select.select([pidfd], [], [], step)
+
+    # ---- membership
+
+    def _find_namespace(self) -> None:
+        """Remember bwrap's pid-namespace init and the namespace (while it runs)."""
+        if self.mode != "bwrap" or self._ns is not None or self._returncode is not None:
+            return
+        for child in _children(self._popen.pid):
+            ns = _pid_ns(child)
+            if ns is not None and ns != self._own_ns:
+                self._ns_init, self._ns = child, ns
+                return
+
+    def _is_member(self, pid: int) -> bool:
+        if pid == os.getpid():
+            return False
+        if self._ns is not None:  # nothing leaves a pid namespace; cheaper than the uid
+            return _pid_ns(pid) == self._ns and _is_live(pid)
+        if self._lease is not None:
+            return _real_uid(pid) == self._lease.uid and _is_live(pid)
+        return False
+
+    def _members(self) -> list[int]:
+        """Live processes of the sandbox other than the launched process itself."""
+        if self._lease is None and self._ns is None:
+            return []
+        return [p for p in _all_pids() if p != self._popen.pid and self._is_member(p)]
+
+    def _signal_tree(self, sig: int, *, include_launcher: bool) -> int:
+        """Signal the sandbox's processes; returns how many were targeted."""
+        count = 0
+        with self._lock:
+            launcher_running = self._returncode is None and self._pidfd is not None
+            if launcher_running and (include_launcher or self.mode == "rlimits"):
+                count += 1
+                with contextlib.suppress(OSError):
+                    os.killpg(self._popen.pid, sig)
+                with contextlib.suppress(OSError):
+                    signal.pidfd_send_signal(self._pidfd, sig)  # type: ignore[arg-type]
+        for pid in self._members():
+            if sig == signal.SIGTERM and pid == self._ns_init:
+                continue  # bwrap's init: it exits once the bot does
+            count += 1
+            _signal_pid(pid, sig, self._is_member)
+        return count
+
+    def _tree_gone(self) -> bool:
+        return self._poll() is not None and not self._members()
+
+    # ---- stopping
+
+    def stop(self, grace: float | None = None) -> int | None:
+        """Kill the whole process tree and reap it (idempotent, thread-safe).
+
+        SIGTERM to the bot's processes, up to ``grace`` seconds (policy default) for them to
+        exit, then SIGKILL to everything left. Returns :attr:`returncode`.
+        """
+        with self._stop_lock:
+            if self._stopped:
+                return self._returncode
+            grace = self._policy.stop_grace_seconds if grace is None else grace
+            gone = False
+            try:
+                gone = self._kill_tree(grace)
+            finally:
+                self._stopped = True
+                self._stop_reading.set()
+                self._reader.join(timeout=_KILL_TIMEOUT)
+                if self._lease is not None and gone:
+                    self._lease.release(clean=True)  # a dirty uid stays locked until we exit
+                if self._private_tmp is not None:
+                    shutil.rmtree(self._private_tmp, ignore_errors=True)
+            return self._returncode
+
+    def _kill_tree(self, grace: float) -> bool:
+        """SIGTERM, ``grace`` seconds to exit, then SIGKILL until nothing is left; True when
+        the tree is gone (the uid is only clean for the next bot then)."""
+        self._find_namespace()
+        gone = self._tree_gone()
+        if not gone and grace > 0 and self._signal_tree(signal.SIGTERM, include_launcher=False):
+            deadline = time.monotonic() + grace
+            while not (gone := self._tree_gone()) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        deadline = time.monotonic() + _KILL_TIMEOUT
+        while not gone and time.monotonic() < deadline:
+            self._signal_tree(signal.SIGKILL, include_launcher=True)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.wait(timeout=0.02)
+            gone = self._tree_gone()
+        if not gone:
+            logger.error(
+                "sandbox pid %d: processes survived SIGKILL: %s",
+                self.pid,
+                self._members() or [self.pid],
+            )
+        return gone
+
+    def __enter__(self) -> SandboxedProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- log capture
+
+    def _pump_log(self, fd: int, out: BinaryIO) -> None:
+        """Copy the bot's output to the log up to the cap, then keep draining the pipe."""
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        try:
+            with out:
+                self._copy_log(fd, poller, out)
+        except OSError:
+            logger.exception("sandbox pid %d: log capture failed", self.pid)
+            with contextlib.suppress(OSError):
+                while os.read(fd, 65536):  # never leave the bot blocked on a full pipe
+                    pass
+        finally:
+            os.close(fd)
+
+    def _copy_log(self, fd: int, poller: select.poll, out: BinaryIO) -> None:
+        """Read until EOF, or until the pipe has been quiet (or a second has passed) once
+        :meth:`stop` asked: a bot's leftover children may keep the pipe open for good."""
+        written = 0
+        drain_deadline: float | None = None
+        while True:
+            if self._stop_reading.is_set() and drain_deadline is None:
+                drain_deadline = time.monotonic() + 1.0
+            if drain_deadline is not None and time.monotonic() > drain_deadline:
+                break
+            if not poller.poll(100):
+                if drain_deadline is not None:
+                    break  # tree is dead and nothing is pending
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            written = self._append_capped(out, chunk, written)
+        if self.log_truncated:
+            out.write(f"[arena: {self.log_bytes_dropped} bytes discarded]\n".encode())
+
+    def _append_capped(self, out: BinaryIO, chunk: bytes, written: int) -> int:
+        """Write what fits of ``chunk`` under the cap (noting the first overflow); returns the
+        new count of bytes written."""
+        cap = self.limits.log_bytes
+        room = cap - written
+        if room > 0:
+            out.write(chunk[:room])
+            written += min(room, len(chunk))
+        if len(chunk) > room:
+            self.log_bytes_dropped += len(chunk) - max(room, 0)
+            if not self.log_truncated:
+                self.log_truncated = True
+                note = f"\n[arena: log truncated at {cap} bytes; rest discarded]\n"
+                out.write(note.encode())
+        return written

@@ -1,0 +1,86 @@
+"""A launch request, checked in full before anything is created on the host."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from arena.bots.limits import DEFAULT_LIMITS, Limits
+
+from .policy import (
+    BOT_DIR_INSIDE,
+    DEFAULT_SOCKET_NAME,
+    Mode,
+    SandboxError,
+    SandboxPolicy,
+    SocketEndpoint,
+    endpoint_for,
+)
+
+_TOOL_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
+
+
+def _tools() -> dict[str, str]:
+    """util-linux helpers used to drop privileges and set rlimits after bwrap's setup."""
+    found = {}
+    for name in ("prlimit", "setpriv"):
+        path = shutil.which(name, path=_TOOL_PATH)
+        if path is None:
+            raise SandboxError(f"`{name}` (util-linux) not found in {_TOOL_PATH}")
+        found[name] = path
+    return found
+
+
+@dataclass
+class _LaunchRequest:
+    """What to start, where and how (see :func:`launch`), normalised and validated on creation
+    so that a bad request fails before any uid, file or process exists for it."""
+
+    command: Sequence[str]
+    bot_dir: Path
+    mode: Mode
+    policy: SandboxPolicy
+    socket_dir: Path
+    log_path: Path
+    limits: Limits = DEFAULT_LIMITS
+    env_extra: Mapping[str, str] = field(default_factory=dict)
+    workdir: str = "."
+    socket_name: str = DEFAULT_SOCKET_NAME
+    tools: dict[str, str] = field(init=False)
+    as_root: bool = field(init=False)
+    endpoint: SocketEndpoint = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.command = [str(c) for c in self.command]
+        if not self.command:
+            raise ValueError("empty command")
+        self.bot_dir = Path(self.bot_dir).resolve()
+        self.socket_dir = Path(self.socket_dir).resolve()
+        rel = PurePosixPath(self.workdir)
+        if rel.is_absolute() or ".." in rel.parts:
+            raise ValueError(f"workdir must be relative to the bot directory: {self.workdir!r}")
+        for path in (self.bot_dir, self.host_cwd, self.socket_dir):
+            if not path.is_dir():
+                raise SandboxError(f"{path} is not a directory")
+        if self.socket_dir == self.bot_dir or self.bot_dir in self.socket_dir.parents:
+            raise SandboxError("socket_dir must not be inside bot_dir")
+        self.log_path = Path(self.log_path).absolute()
+        if self.socket_dir in self.log_path.resolve().parents:
+            # The bot can write there: it could swap the log for a symlink the platform follows.
+            raise SandboxError("log_path must not be inside socket_dir (the bot can write there)")
+        self.tools = _tools()
+        self.as_root = os.geteuid() == 0
+        self.endpoint = endpoint_for(self.socket_dir, self.mode, self.socket_name)
+
+    @property
+    def host_cwd(self) -> Path:
+        """The working directory on the host (rlimits mode runs there)."""
+        return self.bot_dir / PurePosixPath(self.workdir)
+
+    @property
+    def inside_cwd(self) -> PurePosixPath:
+        """The same directory as bwrap mounts it."""
+        return BOT_DIR_INSIDE / PurePosixPath(self.workdir)
