@@ -18,7 +18,6 @@ from click.testing import CliRunner, Result
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import URL
 
-from arena.bots.sandbox import SandboxUnavailable, resolve_mode
 from arena.cli import main
 from arena.store import Database, engine_for, normalise_url
 from arena.store.migrate import is_up_to_date
@@ -32,7 +31,7 @@ from tests.services.conftest import (
     write_zip_bomb,
 )
 from tests.store.conftest import PG_URL, _pg_error
-from tests.support import need
+from tests.support import need, need_sandbox
 
 HOUSE_FILLERS = ("house-heuristic", "house-random", "house-heuristic-2")
 
@@ -41,12 +40,7 @@ Arena = Callable[..., Result]
 
 @pytest.fixture(scope="module")
 def sandbox() -> None:
-    try:
-        resolve_mode(POLICY)
-        problem = None
-    except SandboxUnavailable as exc:
-        problem = str(exc)
-    need(problem is None, f"bwrap sandbox unusable here: {problem}")
+    need_sandbox(POLICY)
 
 
 @pytest.fixture

@@ -27,11 +27,11 @@ from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import load_package
 from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
+from arena.bots.sandbox import SandboxPolicy
 from arena.game import PAGAT, validate_record
 from arena.referee import Clock, MatchSpec, play_match
 from arena.referee.result import Fault, MatchResult
-from tests.support import need
+from tests.support import need_sandbox
 
 HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
@@ -177,12 +177,7 @@ class MatchRun:
 
 @pytest.fixture(scope="session")
 def sandbox_policy() -> SandboxPolicy:
-    try:
-        resolve_mode(POLICY)
-        problem = None
-    except SandboxUnavailable as exc:
-        problem = str(exc)
-    need(problem is None, f"bwrap sandbox unusable here: {problem}")
+    need_sandbox(POLICY)
     return POLICY
 
 

@@ -19,12 +19,12 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.bots.package import MAX_UNPACKED_BYTES
-from arena.bots.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
+from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
 from arena.store import BotVersion, Database, add_bot_version
 from arena.tournaments.registry import Runtime, register_bot
 from tests.store import conftest as store_fixtures
-from tests.support import need
+from tests.support import need_sandbox
 
 # The store's backend fixtures: every test asking for ``db`` runs on SQLite and Postgres.
 pg_url = store_fixtures.pg_url
@@ -41,12 +41,7 @@ MANIFEST = 'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.p
 
 @pytest.fixture(scope="session")
 def sandbox_policy() -> SandboxPolicy:
-    try:
-        resolve_mode(POLICY)
-        problem = None
-    except SandboxUnavailable as exc:
-        problem = str(exc)
-    need(problem is None, f"bwrap sandbox unusable here: {problem}")
+    need_sandbox(POLICY)
     return POLICY
 
 
