@@ -6,7 +6,6 @@ import math
 from concurrent.futures.process import BrokenProcessPool
 
 import click
-from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -121,7 +120,7 @@ def print_standings(db: Database, tournament_id: int) -> None:
         return
     table = Table(
         title=f"Standings of tournament {tournament_id}",
-        box=box.SIMPLE_HEAD,
+        box=None,
         padding=(0, 1, 0, 0),
         pad_edge=False,
     )
