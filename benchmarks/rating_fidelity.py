@@ -141,8 +141,8 @@ def engine_games(rng: np.random.Generator, n_games: int) -> Games:
     return games, None
 
 
-def engine_fidelity(quick: bool) -> None:
-    reference = 3_000 if quick else 10_000
+def engine_fidelity(quick: bool, seeds: int | None, reference: int | None) -> None:
+    reference = reference or (3_000 if quick else 10_000)
     print(f"engine games: heuristic bots with noise {NOISES}")
     ref_games, _ = engine_games(np.random.default_rng(10_000), reference)
     truth = fitted_elo(fit(ref_games, intervals="none"), len(NOISES))
@@ -152,8 +152,8 @@ def engine_fidelity(quick: bool) -> None:
     )
     print("neighbour gaps: " + " ".join(f"{a - b:.2f}" for a, b in itertools.pairwise(per_deal)))
     order = -np.arange(len(NOISES), dtype=float)  # less noise, stronger
-    seeds = range(8 if quick else 30)
-    result = evaluate(engine_games, order, truth, N_GAMES, seeds)
+    seeds = range(seeds or (8 if quick else 30))
+    result = evaluate(engine_games, order, truth, N_GAMES, seeds, ("sandwich", "bootstrap"))
     cov = ", ".join(f"{m} {100 * c:.1f}%" for m, c in result.coverage.items())
     print(
         f"{N_GAMES} games, {len(seeds)} seeds: mean tau {result.mean_tau:.3f}, "
@@ -165,10 +165,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer seeds")
     parser.add_argument("--engine", action="store_true", help="real engine games instead")
+    parser.add_argument("--seeds", type=int, help="with --engine: tournaments to fit")
+    parser.add_argument("--reference", type=int, help="with --engine: games behind the truth")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.engine:
-        engine_fidelity(args.quick)
+        engine_fidelity(args.quick, args.seeds, args.reference)
         print(f"total benchmark time {time.perf_counter() - started:.0f} s")
         return
     seeds = range(60 if args.quick else 300)
