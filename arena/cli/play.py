@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.bots.factory import make_player
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxError
+from arena.bots.sandbox import SandboxError, SandboxPolicy, sweep_leftovers
 from arena.cli.render import deal_lines, standings_table, unique_names
 from arena.game import RULESETS, Deal
 from arena.referee import Clock, MatchResult, MatchSpec, play_match
@@ -59,6 +59,7 @@ def play(
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     seed = random.randrange(2**31) if seed is None else seed
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
+    sweep_leftovers(SandboxPolicy.from_env())  # bots a killed earlier run may have left
     try:
         players = [make_player(b, seed=seed + i, log_dir=log_dir) for i, b in enumerate(bots)]
     except (PackageError, SandboxError) as exc:

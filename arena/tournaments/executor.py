@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.synchronize import Event
 
+from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
 from arena.store import Database, pending_matches, progress, reset_running, set_tournament_status
 from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
@@ -41,6 +42,7 @@ def run_tournament(
     on_match: Progress | None = None,
 ) -> RunSummary:
     """Play every match not yet done; ``workers=1`` plays them in this process."""
+    sweep_leftovers(runtime.policy or SandboxPolicy.from_env())  # bots of a killed earlier run
     with db.session() as s:
         reset_running(s, tournament_id)
         todo = [m.id for m in pending_matches(s, tournament_id)]

@@ -440,6 +440,28 @@ def test_uid_leftovers_of_a_crashed_platform_are_swept(area: Path) -> None:
         leftover.wait()
 
 
+def test_leftovers_of_a_crashed_platform_are_swept_at_start_up(area: Path) -> None:
+    if not ROOT:
+        pytest.skip("per-bot uids need root")
+    uid, marker = 59991, uuid.uuid4().hex
+    locks = area / "locks"
+    locks.mkdir(mode=0o700)
+    (locks / f"{uid}.lock").write_bytes(b"in use by pid 999999".ljust(31) + b"\n")
+    (locks / f"{uid + 1}.lock").write_bytes(b"clean".ljust(31) + b"\n")
+    as_uid = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+    leftover = subprocess.Popen([*as_uid, "sh", "-c", "sleep 30; :", marker])
+    try:
+        assert wait_for(lambda: marker_pids(marker) != [])
+        policy = sb.SandboxPolicy(uid_base=uid, uid_count=2, uid_lock_dir=locks)
+        assert sb.sweep_leftovers(policy) == 1
+        assert wait_for(lambda: marker_pids(marker) == [])
+        assert (locks / f"{uid}.lock").read_bytes().startswith(b"clean ")
+        assert sb.sweep_leftovers(policy) == 0  # nothing left to do
+    finally:
+        leftover.kill()
+        leftover.wait()
+
+
 # --------------------------------------------------------------------------- modes
 
 

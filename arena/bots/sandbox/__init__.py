@@ -50,6 +50,7 @@ from .policy import (
     endpoint_for,
 )
 from .process import ResourceUsage, SandboxedProcess
+from .uids import sweep_leftovers
 
 __all__ = [
     "BOT_DIR_INSIDE",
@@ -66,4 +67,5 @@ __all__ = [
     "launch",
     "resolve_mode",
     "socket_endpoint",
+    "sweep_leftovers",
 ]

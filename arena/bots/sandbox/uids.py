@@ -29,22 +29,13 @@ class _UidLease:
         lock_dir = policy.uid_lock_dir
         _private_dir(lock_dir)
         for uid in range(policy.uid_base, policy.uid_base + policy.uid_count):
-            flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
-            fd = os.open(lock_dir / f"{uid}.lock", flags, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
+            fd = _try_lock(lock_dir, uid)
+            if fd is None:
                 continue
-            # Nobody holds this uid. Unless its last holder released it cleanly, processes
-            # may still run under it (a platform process crashed): clear them out first.
-            if os.pread(fd, len(_CLEAN), 0) == _CLEAN or _kill_until_gone(
-                lambda uid=uid: _pids_of_uid(uid)
-            ):
+            if _swept(fd, uid):
                 os.pwrite(fd, f"in use by pid {os.getpid()}".encode().ljust(31) + b"\n", 0)
                 return cls(uid, fd)
             os.close(fd)
-            logger.error("sandbox uid %d has unkillable leftover processes; skipping it", uid)
         raise SandboxError(f"all {policy.uid_count} sandbox uids from {policy.uid_base} are in use")
 
     def release(self, *, clean: bool) -> None:
@@ -54,6 +45,51 @@ class _UidLease:
                 os.pwrite(self._fd, _CLEAN, 0)
             os.close(self._fd)
             self._fd = None
+
+
+def _try_lock(lock_dir: Path, uid: int) -> int | None:
+    """The open, locked lock file of ``uid``, or None when a live platform process holds it."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    fd = os.open(lock_dir / f"{uid}.lock", flags, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _swept(fd: int, uid: int) -> bool:
+    """Whether no process runs under an unheld uid any more. Unless its last holder released
+    it cleanly (a platform process crashed), its leftovers are killed first."""
+    if os.pread(fd, len(_CLEAN), 0) == _CLEAN:
+        return True
+    if _kill_until_gone(lambda: _pids_of_uid(uid)):
+        return True
+    logger.error("sandbox uid %d has unkillable leftover processes; skipping it", uid)
+    return False
+
+
+def sweep_leftovers(policy: SandboxPolicy) -> int:
+    """Kill what crashed platform processes left running under uids nobody holds now (a
+    platform SIGKILLed while bwrap was starting can leave a bot behind). Returns how many
+    uids were cleaned; call it when a platform process starts."""
+    lock_dir = policy.uid_lock_dir
+    if os.geteuid() != 0 or not lock_dir.is_dir():
+        return 0
+    cleaned = 0
+    for lock in sorted(lock_dir.glob("*.lock")):
+        uid = int(lock.stem) if lock.stem.isdigit() else None
+        fd = None if uid is None else _try_lock(lock_dir, uid)
+        if fd is None:
+            continue
+        try:
+            if os.pread(fd, len(_CLEAN), 0) != _CLEAN and _swept(fd, uid):
+                os.pwrite(fd, _CLEAN, 0)
+                cleaned += 1
+        finally:
+            os.close(fd)
+    return cleaned
 
 
 def _private_dir(path: Path) -> None:
