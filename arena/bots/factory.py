@@ -16,7 +16,7 @@ HOUSE_PREFIX = "house:"
 
 
 def house_player(name: str, seed: int = 0) -> Player:
-    key = name.removeprefix(HOUSE_PREFIX)
+    key = name.removeprefix(HOUSE_PREFIX).partition("#")[0]  # house:heuristic#2 is a 2nd copy
     if key not in HOUSE_BOTS:
         known = ", ".join(HOUSE_BOTS)
         raise PackageError(f"unknown house bot {name!r} (house bots: {known})")
