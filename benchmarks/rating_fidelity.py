@@ -142,7 +142,7 @@ def engine_games(rng: np.random.Generator, n_games: int) -> Games:
 
 
 def engine_fidelity(quick: bool, seeds: int | None, reference: int | None) -> None:
-    reference = reference or (3_000 if quick else 10_000)
+    reference = reference or (3_000 if quick else 30_000)
     print(f"engine games: heuristic bots with noise {NOISES}")
     ref_games, _ = engine_games(np.random.default_rng(10_000), reference)
     truth = fitted_elo(fit(ref_games, intervals="none"), len(NOISES))
@@ -152,7 +152,7 @@ def engine_fidelity(quick: bool, seeds: int | None, reference: int | None) -> No
     )
     print("neighbour gaps: " + " ".join(f"{a - b:.2f}" for a, b in itertools.pairwise(per_deal)))
     order = -np.arange(len(NOISES), dtype=float)  # less noise, stronger
-    seeds = range(seeds or (8 if quick else 30))
+    seeds = range(seeds or (8 if quick else 100))  # fewer: coverage is mostly noise
     result = evaluate(engine_games, order, truth, N_GAMES, seeds, ("sandwich", "bootstrap"))
     cov = ", ".join(f"{m} {100 * c:.1f}%" for m, c in result.coverage.items())
     print(
