@@ -8,7 +8,6 @@ match played twice still counts once.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import socket
@@ -18,14 +17,13 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.synchronize import Event
 
-from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
+from arena.bots.sandbox import SandboxPolicy, die_with, sweep_leftovers
 from arena.store import Database, pending_matches, progress, reset_running, set_tournament_status
 from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
 from arena.tournaments.standings import save_snapshot, standings
 
 Progress = Callable[[str, int, int], None]  # (status of the match just ended, done, total)
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass
@@ -97,9 +95,7 @@ _worker: tuple[Database, Runtime, Event] | None = None
 def _init_worker(url: str, runtime: Runtime, stop: Event, parent: int) -> None:
     """Die with the parent (so a killed run leaves no orphans); let the parent handle Ctrl-C."""
     global _worker
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the line above
-        os._exit(1)
+    die_with(parent)()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker = (Database(url), runtime, stop)
 

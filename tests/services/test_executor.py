@@ -315,7 +315,7 @@ def wait_for(check, timeout: float, what: str) -> None:
 def playing_mid_match(db: Database, tournament_id: int, workers: int) -> bool:
     """A match is done, one is still to play, and every worker is well into a match: its
     bots are playing, not being started (bwrap has a short window at start-up in which a
-    killed parent can leave the sandbox behind; see arena.bots.sandbox.spawner._die_with)."""
+    killed parent can leave the sandbox behind; see arena.bots.sandbox.spawner.die_with)."""
     now = datetime.now(UTC)
     states = matches(db, tournament_id)
     running = [m.started_at for m in states if m.status == "running"]

@@ -50,6 +50,7 @@ from .policy import (
     endpoint_for,
 )
 from .process import ResourceUsage, SandboxedProcess
+from .spawner import die_with
 from .uids import sweep_leftovers
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "SandboxUnavailable",
     "SandboxedProcess",
     "SocketEndpoint",
+    "die_with",
     "endpoint_for",
     "launch",
     "resolve_mode",

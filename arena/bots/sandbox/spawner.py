@@ -50,8 +50,11 @@ def _prctl() -> Callable[..., int]:
     return ctypes.CDLL(None, use_errno=True).prctl
 
 
-def _die_with(parent: int) -> Callable[[], None]:
-    """A ``preexec_fn`` closing the gap in bwrap's ``--die-with-parent``: bwrap makes that
+def die_with(parent: int) -> Callable[[], None]:
+    """A function that makes the calling process die with ``parent`` (pid), or exit at once
+    if ``parent`` is already gone; used as a ``preexec_fn``, and by worker processes.
+
+    As a ``preexec_fn`` it closes the gap in bwrap's ``--die-with-parent``: bwrap makes that
     call only once it runs, so a platform killed between the fork and that moment left the
     sandbox running for good. The child asks for SIGKILL on parent death before exec (it is
     kept across the exec of bwrap, which is not set-uid) and quits if the parent has already

@@ -17,7 +17,7 @@ from typing import BinaryIO
 from .bwrap import _bot_env, _bwrap_argv
 from .process import SandboxedProcess
 from .request import _TOOL_PATH, _LaunchRequest
-from .spawner import _die_with, _spawn
+from .spawner import _spawn, die_with
 from .uids import _check_reachable, _UidLease
 
 logger = logging.getLogger(__package__)  # the package's one logger, named as before the split
@@ -101,7 +101,7 @@ def _bwrap_plan(
         env={"PATH": _TOOL_PATH, "LANG": "C.UTF-8"},
         cwd="/",
         pass_fds=(args_fd,),
-        preexec_fn=_die_with(os.getpid()),
+        preexec_fn=die_with(os.getpid()),
     )
 
 
