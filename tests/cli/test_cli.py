@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +18,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.engine import URL
 
 from arena.cli import main
-from arena.store import Database, engine_for, normalise_url
+from arena.store import Database, engine_for
 from arena.store.migrate import is_up_to_date
 from tests.services.conftest import (
     BAD_BOTS,
@@ -30,8 +29,8 @@ from tests.services.conftest import (
     make_zip,
     write_zip_bomb,
 )
-from tests.store.conftest import PG_URL, _pg_error
-from tests.support import need, need_sandbox
+from tests.store.conftest import pg_schema
+from tests.support import need_sandbox
 
 HOUSE_FILLERS = ("house-heuristic", "house-random", "house-heuristic-2")
 
@@ -232,22 +231,11 @@ def test_db_upgrade_refuses_a_bad_url_in_one_line(monkeypatch):
 def fresh_pg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[URL]:
     """An empty schema of its own on the test Postgres, as ARENA_DATABASE_URL (with a
     password, which trust authentication ignores, to see that it is never printed)."""
-    base = normalise_url(PG_URL)
-    error = _pg_error(base)
-    need(error is None, error or "")
-    schema = f"arena_cli_{uuid.uuid4().hex[:10]}"
-    admin = engine_for(base)
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    url = base.set(password="hunter2").update_query_dict({"options": f"-csearch_path={schema}"})
-    monkeypatch.setenv("ARENA_DATABASE_URL", url.render_as_string(hide_password=False))
-    monkeypatch.setenv("ARENA_DATA_DIR", str(tmp_path / "data"))
-    try:
+    with pg_schema("arena_cli") as schema_url:
+        url = schema_url.set(password="hunter2")
+        monkeypatch.setenv("ARENA_DATABASE_URL", url.render_as_string(hide_password=False))
+        monkeypatch.setenv("ARENA_DATA_DIR", str(tmp_path / "data"))
         yield url
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
 
 
 def test_db_upgrade_on_postgres(fresh_pg):

@@ -7,6 +7,7 @@ server is unreachable the Postgres half is skipped locally and fails under ``CI=
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import uuid
@@ -51,24 +52,30 @@ def _pg_error(url: URL) -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
-def pg_url() -> Iterator[URL]:
-    """A migrated private schema in the test database, for the whole run."""
+@contextlib.contextmanager
+def pg_schema(prefix: str) -> Iterator[URL]:
+    """A private, empty schema on the test Postgres (dropped afterwards), as a URL."""
     base = normalise_url(PG_URL)
     error = _pg_error(base)
     need(error is None, error or "")
-    schema = f"arena_test_{uuid.uuid4().hex[:10]}"
+    schema = f"{prefix}_{uuid.uuid4().hex[:10]}"
     admin = engine_for(base)
     with admin.begin() as conn:
         conn.execute(text(f"CREATE SCHEMA {schema}"))
-    url = base.update_query_dict({"options": f"-csearch_path={schema}"})
     try:
-        upgrade(url)
-        yield url
+        yield base.update_query_dict({"options": f"-csearch_path={schema}"})
     finally:
         with admin.begin() as conn:
             conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[URL]:
+    """A migrated private schema in the test database, for the whole run."""
+    with pg_schema("arena_test") as url:
+        upgrade(url)
+        yield url
 
 
 @pytest.fixture(scope="session")
