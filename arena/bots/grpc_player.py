@@ -2,6 +2,11 @@
 
 A reader thread moves the bot's messages into a queue so every wait has a deadline;
 replies to decisions that already timed out are dropped without a second strike.
+
+Nothing a bot sends can grow the platform's memory: a message over ``MAX_MESSAGE_BYTES``
+ends the stream (gRPC refuses it before it is buffered), and at most one message waits per
+seat: the reader stops reading while one is pending, so HTTP/2 flow control holds the bot
+back, and an unasked-for message is a stale-reply strike when the next decision finds it.
 """
 
 from __future__ import annotations
@@ -25,8 +30,20 @@ from arena.bots.player import (
 from arena.bots.wire import PROTOCOL, event_to_proto, request_to_proto, rules_to_proto
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.text import printable
 
 _CLOSE = object()
+MAX_MESSAGE_BYTES = 64 * 1024  # a DecisionReply or HelloReply is a few dozen bytes
+MAX_HELLO_FIELD = 64  # characters kept of HelloReply.name and .version
+_CHANNEL_OPTIONS = (
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.http2.bdp_probe", 0),  # keep the flow-control window small: no buffering ahead
+)
+_PUT_POLL_S = 0.1
+
+
+class Oversized(BotDied):
+    kind = "oversized"
 
 
 class GrpcPlayer:
@@ -34,16 +51,22 @@ class GrpcPlayer:
 
     def __init__(self, target: str, name: str) -> None:
         self.target, self.name = target, name
-        self.bot_name = ""
-        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._inbox: queue.SimpleQueue = queue.SimpleQueue()
+        self.bot_name = self.bot_version = ""
         self._channel: grpc.Channel | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        """Fresh stream state: a player is started again for every game."""
+        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
+        self._inbox: queue.Queue = queue.Queue(maxsize=1)
+        self._closed = threading.Event()
         self._timed_out: set[int] = set()
         self._dead: str | None = None
 
     # -- lifecycle ---------------------------------------------------------------------
     def start(self, info: MatchInfo, timeout_s: float) -> None:
-        self._channel = grpc.insecure_channel(self.target)
+        self._reset()
+        self._channel = grpc.insecure_channel(self.target, options=_CHANNEL_OPTIONS)
         try:
             grpc.channel_ready_future(self._channel).result(timeout=timeout_s)
         except grpc.FutureTimeoutError:
@@ -61,19 +84,32 @@ class GrpcPlayer:
         reply = self._next(time.monotonic() + timeout_s, "the handshake")
         if reply.WhichOneof("kind") != "hello" or reply.hello.protocol != PROTOCOL:
             raise BotDied(f"bad handshake: expected HelloReply speaking {PROTOCOL}")
-        self.bot_name = reply.hello.name
+        self.bot_name = printable(reply.hello.name, MAX_HELLO_FIELD)
+        self.bot_version = printable(reply.hello.version, MAX_HELLO_FIELD)
 
     def _read(self, responses) -> None:
         try:
             for msg in responses:
-                self._inbox.put(msg)
-            self._inbox.put(BotDied("the bot closed the stream"))
+                if not self._put(msg):
+                    return
+            self._put(BotDied("the bot closed the stream"))
         except grpc.RpcError as exc:
-            self._inbox.put(BotDied(f"connection lost: {exc.code().name} {exc.details() or ''}"))
+            self._put(_lost(exc))
+
+    def _put(self, item: object) -> bool:
+        """Wait until the one slot is free (False once the player is closed)."""
+        while not self._closed.is_set():
+            try:
+                self._inbox.put(item, timeout=_PUT_POLL_S)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def close(self) -> None:
-        self._outbox.put(_CLOSE)
         if self._channel is not None:
+            self._closed.set()
+            self._outbox.put(_CLOSE)
             self._channel.close()
             self._channel = None
 
@@ -121,6 +157,12 @@ class GrpcPlayer:
 
     def cpu_seconds(self) -> float | None:
         return None
+
+
+def _lost(exc: grpc.RpcError) -> BotDied:
+    if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return Oversized(f"sent a message over the {MAX_MESSAGE_BYTES} byte limit")
+    return BotDied(f"connection lost: {exc.code().name} {exc.details() or ''}")
 
 
 def _move(reply: pb.DecisionReply) -> Move:

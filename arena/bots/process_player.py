@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import shutil
 import subprocess
 import tempfile
@@ -26,7 +27,12 @@ _EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before 
 
 class ProcessPlayer:
     """Starts the package's command in the sandbox with the socket address as its last
-    argument and in ``CALLBREAK_ADDRESS``; its log is kept in ``log_dir``."""
+    argument and in ``CALLBREAK_ADDRESS``; its log is kept in ``log_dir``.
+
+    Every :meth:`start` launches a fresh sandbox (the referee starts each game anew); the
+    outputs of all of them go to one log file, ``log_name`` (default: the player's name),
+    which is emptied at the first start; its byte cap holds for all starts together.
+    """
 
     def __init__(
         self,
@@ -36,11 +42,14 @@ class ProcessPlayer:
         limits: Limits = DEFAULT_LIMITS,
         policy: SandboxPolicy | None = None,
         log_dir: Path | None = None,
+        log_name: str | None = None,
     ) -> None:
         self.package, self.name = package, name or package.name
         self.limits, self.policy = limits, policy
         self.log_dir = log_dir
+        self.log_name = log_name or f"{self.name}.log"
         self.log_path: Path | None = None
+        self._starts = 0
         self._proc: SandboxedProcess | None = None
         self._grpc: GrpcPlayer | None = None
         self._run_dir: Path | None = None
@@ -54,9 +63,7 @@ class ProcessPlayer:
         self._run_dir.chmod(0o755)
         socket_dir = self._run_dir / "sock"
         socket_dir.mkdir()
-        log_dir = self.log_dir or self._run_dir
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = log_dir / f"{self.name}.log"
+        self._open_log()
         try:
             endpoint = socket_endpoint(socket_dir, policy=self.policy)
             self._proc = launch(
@@ -64,7 +71,7 @@ class ProcessPlayer:
                 self.package.root,
                 socket_dir=socket_dir,
                 log_path=self.log_path,
-                limits=self.limits,
+                limits=self._limits_left(),
                 env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
                 policy=self.policy,
             )
@@ -76,6 +83,21 @@ class ProcessPlayer:
             self._grpc.start(info, max(0.1, deadline - time.monotonic()))
         except BotDied as exc:
             raise BotDied(self._explain(exc.reason)) from None
+
+    def _open_log(self) -> None:
+        """The seat's one log: emptied at the first start, a header line before each."""
+        log_dir = self.log_dir or self._run_dir
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / self.log_name
+        self._starts += 1
+        mode = "w" if self._starts == 1 else "a"
+        with open(self.log_path, mode) as log:
+            log.write(f"[arena: start {self._starts} of {self.name}]\n")
+
+    def _limits_left(self) -> Limits:
+        """The log cap is for the whole match: each start may only use what is left."""
+        used = self.log_path.stat().st_size if self.log_path else 0
+        return dataclasses.replace(self.limits, log_bytes=max(1, self.limits.log_bytes - used))
 
     def _wait_for_socket(self, path: Path, deadline: float) -> None:
         while not path.exists():

@@ -1,13 +1,17 @@
 """One match: a duplicate set of games between four Players, under one clock and one policy.
 
 Entrant ``e`` sits in seat ``(e + g) % 4`` in game ``g``; every game replays the same
-seeded deals, so over four games each entrant holds every hand once. Any failure of a bot
-becomes a fallback move plus a strike; after ``max_strikes`` strikes, or when the bot dies,
-its seat is auto-played for the rest of the match. The match always completes.
+seeded deals, so over four games each entrant holds every hand once. That is only fair if
+no bot remembers one game in the next: every game starts and closes all players, so a
+process bot plays each game as a fresh process with fresh storage, and the handshake
+carries a fresh opaque id (never the seed). Any failure of a bot becomes a fallback move
+plus a strike; after ``max_strikes`` strikes, or when the bot dies, its seat is auto-played
+for the rest of the match. The match always completes.
 """
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -76,28 +80,35 @@ class Referee:
         self.games: list[dict] = []
 
     def run(self) -> MatchResult:
-        try:
-            self._start_all()
-            for g in range(self.spec.games):
+        for g in range(self.spec.games):
+            try:
+                self._start_all(g)
                 self._play_game(g)
-            self._broadcast(MatchEnd())
-        finally:
-            for e in self.entrants:
-                e.player.close()
+                if g == self.spec.games - 1:
+                    self._broadcast(MatchEnd())
+            finally:
+                for e in self.entrants:
+                    e.player.close()
         self.result.forfeited = [e.forfeited for e in self.entrants]
         self.result.record = self._record()
         return self.result
 
-    def _start_all(self) -> None:
+    def _start_all(self, g: int) -> None:
+        """Start every seat still in play for game ``g``, each under an id of its own."""
         spec, clock = self.spec, self.spec.clock
-        info = MatchInfo(spec.match_id, spec.rules, clock.decision_ms, clock.bank_ms)
+        live = [i for i, e in enumerate(self.entrants) if not e.forfeited]
+        infos = [
+            MatchInfo(secrets.token_hex(12), spec.rules, clock.decision_ms, clock.bank_ms)
+            for _ in live
+        ]
         with ThreadPoolExecutor(max_workers=4) as pool:
             futures = [
-                pool.submit(_start, e.player, info, clock.startup_ms / 1000) for e in self.entrants
+                pool.submit(_start, self.entrants[i].player, info, clock.startup_ms / 1000)
+                for i, info in zip(live, infos, strict=True)
             ]
-        for index, fut in enumerate(futures):
+        for index, fut in zip(live, futures, strict=True):
             if (failure := fut.result()) is not None:
-                self._forfeit(index, Fault(index, "start_failed", failure))
+                self._forfeit(index, Fault(index, "start_failed", failure, g))
 
     def _play_game(self, g: int) -> None:
         game = Game(self.spec.rules, self.spec.seed)

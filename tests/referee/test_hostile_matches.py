@@ -190,7 +190,7 @@ def test_garbage_cards_are_malformed_and_the_reasons_stay_short(run_match) -> No
     reasons = [f.reason for f in run.faults()[:3]]
     assert reasons[0].startswith("not a card: 'ZZ'")
     assert reasons[1].startswith("not a card: ''")
-    assert reasons[2].startswith("not a card: 'QQQQ")  # 100 kB of it, cut short:
+    assert reasons[2].startswith("not a card: 'QQQQ")  # 50 kB of it, cut short:
     assert all(len(r) <= 200 for r in reasons)
     assert len(json.dumps(run.result.record["faults"])) < 2000
 
@@ -319,10 +319,11 @@ def test_stderr_flood_is_capped_and_never_blocks_the_bot(run_match) -> None:
     run.assert_completed_and_contained()
     assert run.result.faults == []
     size = run.player.log_path.stat().st_size
-    assert limits.log_bytes <= size <= limits.log_bytes + 200
+    # One cap for the whole match: the later games' processes add only arena's notes.
+    assert limits.log_bytes <= size <= limits.log_bytes + 200 * 4
     tail = run.log[-200:]
     assert "log truncated" in tail
-    dropped = int(re.search(r"\[arena: (\d+) bytes discarded\]", tail)[1])
+    dropped = sum(map(int, re.findall(r"\[arena: (\d+) bytes discarded\]", run.log)))
     assert dropped + limits.log_bytes >= DECISIONS * MiB  # it wrote 1 MiB per decision
 
 

@@ -119,7 +119,7 @@ def _rlimits_plan(
 
 def _log_pipe(log_path: Path, undo: contextlib.ExitStack) -> tuple[BinaryIO, int, int]:
     """The log file and a pipe for the bot's output: (log file, read end, write end)."""
-    log_file = open(log_path, "wb", buffering=0)  # noqa: SIM115 (closed by the reader)
+    log_file = open(log_path, "ab", buffering=0)  # noqa: SIM115 (closed by the reader)
     undo.callback(log_file.close)
     read_fd, write_fd = os.pipe2(os.O_CLOEXEC)
     undo.callback(os.close, read_fd)

@@ -1,10 +1,10 @@
-"""Answers card requests with text that is no card: "ZZ", then "", then 100 kB of junk."""
+"""Answers card requests with text that is no card: "ZZ", then "", then 50 kB of junk (under the 64 KiB message cap)."""
 
 import random
 
 from arena.sdk import Bot, serve
 
-GARBAGE = ["ZZ", "", "Q" * 100_000]
+GARBAGE = ["ZZ", "", "Q" * 50_000]
 
 
 class GarbageCard(Bot):
