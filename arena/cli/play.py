@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import random
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxError, SandboxPolicy, sweep_leftovers
 from arena.cli.render import deal_lines, standings_table, unique_names
 from arena.game import RULESETS, Deal
-from arena.referee import Clock, MatchResult, MatchSpec, play_match
+from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
 
 
 @click.command()
@@ -57,14 +57,16 @@ def play(
 ) -> None:
     """Play a match between four BOTS: bot directories/zips or house bots (random, heuristic)."""
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
-    seed = random.randrange(2**31) if seed is None else seed
+    seed = secret_seed() if seed is None else seed
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
     sweep_leftovers(SandboxPolicy.from_env())  # bots a killed earlier run may have left
     try:
         players = [make_player(b, seed=seed + i, log_dir=log_dir) for i, b in enumerate(bots)]
     except (PackageError, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
-    spec = MatchSpec(f"play-{seed}", ruleset, seed, games, Clock(decision_ms, bank_ms))
+    spec = MatchSpec(
+        f"play-{secrets.token_hex(4)}", ruleset, seed, games, Clock(decision_ms, bank_ms)
+    )
     console = Console()
     shape = f"{games} games × {ruleset.deals_per_game} deals"
     console.print(f"Match {spec.match_id}: rules {rules}, {shape}, seed {seed}")

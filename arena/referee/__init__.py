@@ -1,6 +1,6 @@
 """The referee: plays one match between four Players and owns the clock."""
 
-from arena.referee.match import Clock, MatchSpec, play_match
+from arena.referee.match import Clock, MatchSpec, play_match, secret_seed
 from arena.referee.result import Fault, GameResult, MatchResult
 
-__all__ = ["Clock", "Fault", "GameResult", "MatchResult", "MatchSpec", "play_match"]
+__all__ = ["Clock", "Fault", "GameResult", "MatchResult", "MatchSpec", "play_match", "secret_seed"]

@@ -46,6 +46,15 @@ class Clock:
     startup_ms: int = 15_000
 
 
+def secret_seed() -> int:
+    """A 63-bit seed for a match's deals from the OS's cryptographic source.
+
+    Every seed the platform picks comes from here, never from anything public (a
+    tournament's seed, an id, the time): a bot that could recompute the seed would know
+    every hand."""
+    return secrets.randbits(63)
+
+
 @dataclass(frozen=True)
 class MatchSpec:
     match_id: str

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from arena.game import Ruleset
-from arena.referee import Clock
+from arena.referee import Clock, secret_seed
 from arena.store import (
     BotVersion,
     Database,
@@ -35,7 +35,8 @@ def new_tournament(
     name: str = "",
 ) -> Tournament:
     """``bot_refs`` name valid bot versions (``name``, ``name@version`` or an id) or house
-    bots (``house:heuristic``, ``house:random``)."""
+    bots (``house:heuristic``, ``house:random``). ``seed`` decides the seating only; every
+    match's deals get a secret seed of their own."""
     if not bot_refs:
         raise StoreError("a tournament needs at least one entrant (--bots)")
     seed = random.randrange(2**31) if seed is None else seed
@@ -51,7 +52,7 @@ def new_tournament(
     entries = entrants + [house_version(db, runtime, f) for f in fills]
     index = {str(v.id): i for i, v in enumerate(entrants)}
     index.update({f: len(entrants) + i for i, f in enumerate(fills)})
-    specs = [(t.index, tuple(index[n] for n in t.seats), t.seed) for t in plan]
+    specs = [(t.index, tuple(index[n] for n in t.seats), secret_seed()) for t in plan]
     clock_data = asdict(clock or Clock()) | {"max_strikes": max_strikes}
     with db.session() as s:
         entries = [s.merge(v) for v in entries]

@@ -20,7 +20,7 @@ from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
 from arena.game import PAGAT
-from arena.referee import Clock, MatchSpec, play_match
+from arena.referee import Clock, MatchSpec, play_match, secret_seed
 from arena.store import (
     BlobStore,
     BotVersion,
@@ -119,9 +119,9 @@ def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
         for i in range(4)
     ]
     spec = MatchSpec(
-        "validation",
+        f"validation-{package.sha256[:12]}",
         PAGAT.with_(deals_per_game=2),
-        seed=1,
+        seed=secret_seed(),
         games=1,
         clock=Clock(decision_ms=1000, bank_ms=5000, startup_ms=20_000),
     )

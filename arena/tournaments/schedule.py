@@ -58,17 +58,11 @@ Seats = tuple[str, str, str, str]
 
 @dataclass(frozen=True)
 class Table:
-    """One match: ``seats[i]`` starts in seat i; ``seed`` fixes the match's deals."""
+    """One match: ``seats[i]`` starts in seat i. Its deals are not the schedule's business:
+    their seed is secret (see ``arena.tournaments.create``), the schedule's seed is not."""
 
     index: int
     seats: Seats
-    seed: int
-
-
-def table_seed(tournament_seed: int, index: int) -> int:
-    """A 63-bit match seed from the tournament seed and table index (SHA-256, so it is the
-    same in every process and Python version, unlike ``hash()``)."""
-    return _digest("table", tournament_seed, index) >> 1
 
 
 def pair_slack_needed(n: int) -> int:
@@ -131,9 +125,7 @@ def schedule(
         seatings = _house_seatings(names, _check_house(house_bots, names), count, rng)
     else:
         seatings = _balanced_seatings(names, count, rng)
-    return [
-        Table(index=i, seats=seats, seed=table_seed(seed, i)) for i, seats in enumerate(seatings)
-    ]
+    return [Table(index=i, seats=seats) for i, seats in enumerate(seatings)]
 
 
 def _balanced_seatings(names: list[str], count: int, rng: Rng) -> list[Seats]:

@@ -63,12 +63,16 @@ def entries_of(db: Database, tournament_id: int) -> list[int]:
         return list(s.scalars(query))
 
 
-def tables_of(db: Database, tournament_id: int) -> list[tuple[int, tuple[int, ...], int]]:
+def matches_of(db: Database, tournament_id: int) -> list[Match]:
     query = select(Match).where(Match.tournament_id == tournament_id).order_by(Match.table_index)
     with db.session(read_only=True) as s:
-        matches = list(s.scalars(query))
+        return list(s.scalars(query))
+
+
+def tables_of(db: Database, tournament_id: int) -> list[tuple[int, tuple[int, ...]]]:
+    matches = matches_of(db, tournament_id)
     assert all((m.status, m.attempts, m.worker) == ("pending", 0, None) for m in matches)
-    return [(m.table_index, tuple(m.seats), m.seed) for m in matches]
+    return [(m.table_index, tuple(m.seats)) for m in matches]
 
 
 def expected_tables(db, runtime, entrant_ids, house_bots=DEFAULT_HOUSE_BOTS, **options):
@@ -77,7 +81,7 @@ def expected_tables(db, runtime, entrant_ids, house_bots=DEFAULT_HOUSE_BOTS, **o
     ids = {str(i): i for i in entrant_ids}
     for name in house_bots:
         ids[name] = house_version(db, runtime, name).id  # existing ones: idempotent
-    return [(t.index, tuple(ids[n] for n in t.seats), t.seed) for t in plan]
+    return [(t.index, tuple(ids[n] for n in t.seats)) for t in plan]
 
 
 # --------------------------------------------------------------------------- entrants
@@ -98,6 +102,18 @@ def test_entrants_by_name_version_id_and_house_bot(db, store_runtime, bots):
     # 5 entrants: every 4 of them once, exactly as the scheduler planned it.
     assert tables_of(db, t.id) == expected_tables(db, store_runtime, ids)
     assert len(tables_of(db, t.id)) == 5
+
+
+def test_deal_seeds_are_secret_not_derived_from_the_public_seed(db, store_runtime, bots):
+    """The tournament seed is public (in its name, on the dashboard): two tournaments with
+    the same seed and entrants get the same seating but unrelated deal seeds."""
+    refs = ["alpha", "beta", "gamma", "delta", "house:heuristic"]
+    first, second = (create(db, store_runtime, refs) for _ in range(2))
+    assert tables_of(db, first.id) == tables_of(db, second.id)
+    seeds = [m.seed for t in (first, second) for m in matches_of(db, t.id)]
+    assert len(set(seeds)) == len(seeds) == 10
+    assert all(0 <= seed < 2**63 for seed in seeds)
+    assert SEED not in seeds
 
 
 def test_the_options_are_stored(db, store_runtime, bots):
@@ -134,10 +150,10 @@ def test_fewer_than_four_entrants_are_filled_with_distinct_house_bots(
     assert entries[len(refs) :] == [house_version(db, store_runtime, f).id for f in fills]
     tables = tables_of(db, t.id)
     assert len(tables) == 4
-    for _, seats, _ in tables:
+    for _, seats in tables:
         assert len(set(seats)) == 4 and set(seats) == set(entries)
     for entrant in entrants:  # rotated: each entrant has each seat once
-        assert sorted(seats.index(entrant) for _, seats, _ in tables) == [0, 1, 2, 3]
+        assert sorted(seats.index(entrant) for _, seats in tables) == [0, 1, 2, 3]
     spare = [f for f in DEFAULT_HOUSE_BOTS if f in fills]
     assert tables == expected_tables(db, store_runtime, entrants, house_bots=spare)
 

@@ -1,4 +1,5 @@
-"""Answers card requests with text that is no card: "ZZ", then "", then 50 kB of junk (under the 64 KiB message cap)."""
+"""Answers card requests with text that is no card: "ZZ", then "", then 50 kB of junk
+(just under the 64 KiB message cap)."""
 
 import random
 
