@@ -31,12 +31,17 @@ def make_player(
     policy: SandboxPolicy | None = None,
     log_dir: Path | None = None,
     unpack_dir: Path | None = None,
+    entrant: int = 0,
 ) -> Player:
-    """``spec`` is a bot directory or zip, or a house bot name (``heuristic``, ``house:random``)."""
+    """``spec`` is a bot directory or zip, or a house bot name (``heuristic``, ``house:random``).
+    A process bot logs to ``<entrant + 1>-<name>.log``: one file per seat, even for copies."""
     path = Path(spec)
     if path.exists():
         package = load_package(path, unpack_dir)
-        return ProcessPlayer(package, limits=limits, policy=policy, log_dir=log_dir)
+        log_name = f"{entrant + 1}-{package.name}.log"
+        return ProcessPlayer(
+            package, limits=limits, policy=policy, log_dir=log_dir, log_name=log_name
+        )
     if spec.startswith(HOUSE_PREFIX) or spec in HOUSE_BOTS:
         return house_player(spec, seed)
     known = ", ".join(HOUSE_BOTS)

@@ -49,6 +49,8 @@ class Oversized(BotDied):
 class GrpcPlayer:
     """Referee side of the stream to a bot at a gRPC target (``unix:/path`` or ``host:port``)."""
 
+    sandbox = "remote"
+
     def __init__(self, target: str, name: str) -> None:
         self.target, self.name = target, name
         self.bot_name = self.bot_version = ""

@@ -8,6 +8,8 @@ from arena.bots.player import Event, MatchInfo, Move, Request
 class InProcessPlayer:
     """For house bots and SDK bots run without a process; cannot be pre-empted, so trusted only."""
 
+    sandbox = "in-process"
+
     def __init__(self, strategy, name: str) -> None:
         self.strategy, self.name = strategy, name
 

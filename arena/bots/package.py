@@ -20,6 +20,7 @@ MANIFEST = "bot.toml"
 MAX_UNPACKED_BYTES = 64 * 1024 * 1024
 MAX_FILES = 5000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")  # shown everywhere: no markup
 _KEYS = {"name", "version", "command", "language", "runtime", "description"}
 
 
@@ -56,10 +57,12 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
             f"{where}: unknown keys {', '.join(sorted(unknown))} (allowed: {allowed})"
         )
     name, version, command = data.get("name"), data.get("version", "0"), data.get("command")
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise PackageError(f"{where}: name must be 1-64 letters, digits, '.', '_' or '-'")
-    if not isinstance(version, str) or not version.strip():
-        raise PackageError(f"{where}: version must be a non-empty string")
+    if not isinstance(version, str) or not _VERSION.fullmatch(version):
+        raise PackageError(
+            f"{where}: version must be 1-64 letters, digits, '.', '_', '+' or '-' (e.g. 1.0.2)"
+        )
     if not (
         isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)
     ):

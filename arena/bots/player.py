@@ -96,6 +96,7 @@ class BotDied(BotFault):
 
 class Player(Protocol):
     name: str
+    sandbox: str  # how it is confined: "bwrap", "rlimits" (unsafe), "in-process", "remote"
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
         """Connect and handshake; raise ``BotDied`` if the bot cannot play."""

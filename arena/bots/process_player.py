@@ -18,9 +18,11 @@ from arena.bots.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxPolicy,
+    SandboxUnavailable,
     launch,
     socket_endpoint,
 )
+from arena.text import printable
 
 _EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before reporting
 
@@ -50,6 +52,7 @@ class ProcessPlayer:
         self.log_name = log_name or f"{self.name}.log"
         self.log_path: Path | None = None
         self._starts = 0
+        self.sandbox = "bwrap"  # until a start says otherwise
         self._proc: SandboxedProcess | None = None
         self._grpc: GrpcPlayer | None = None
         self._run_dir: Path | None = None
@@ -75,8 +78,11 @@ class ProcessPlayer:
                 env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
                 policy=self.policy,
             )
+        except SandboxUnavailable:
+            raise  # the platform's problem, not the bot's
         except (SandboxError, OSError) as exc:
             raise BotDied(f"could not start: {exc}") from None
+        self.sandbox = self._proc.mode
         self._wait_for_socket(endpoint.host_path, deadline)
         self._grpc = GrpcPlayer(endpoint.host_address, self.name)
         try:
@@ -156,4 +162,4 @@ def _last_line(path: Path | None) -> str:
     with open(path, "rb") as f:
         f.seek(max(0, path.stat().st_size - 2000))
         lines = f.read().decode(errors="replace").strip().splitlines()
-    return lines[-1][:300] if lines else ""
+    return printable(lines[-1], 300) if lines else ""

@@ -8,8 +8,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.context import runtime_and_db, user_errors
+from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.cli.render import literal
 from arena.store import list_bots
+from arena.text import printable
 from arena.tournaments.registry import register_bot
 
 
@@ -23,6 +25,7 @@ def bot() -> None:
 @click.option(
     "--no-validate", is_flag=True, help="Trust the bot: mark it valid without a validation match."
 )
+@unsafe_no_sandbox
 def add(path: Path, no_validate: bool) -> None:
     """Store the bot in PATH (a directory or zip with bot.toml) and validate it."""
     with user_errors():
@@ -30,8 +33,8 @@ def add(path: Path, no_validate: bool) -> None:
         with Console().status(f"validating {path} against copies of itself..."):
             version = register_bot(db, runtime, path, validate=not no_validate)
     if version.status == "rejected":
-        raise click.ClickException(f"{version.ref} rejected: {version.reason}")
-    click.echo(f"{version.ref} (id {version.id}) is {version.status}")
+        raise click.ClickException(printable(f"{version.ref} rejected: {version.reason}"))
+    click.echo(printable(f"{version.ref} (id {version.id}) is {version.status}"))
 
 
 @bot.command("list")
@@ -50,5 +53,6 @@ def list_command() -> None:
     for column in ("id", "bot", "status", "language", "reason"):
         table.add_column(column)
     for vid, ref, status, reason, language in rows:
-        table.add_row(str(vid), ref, status, language or "", reason[:80])
+        cells = (ref, status, language or "", reason[:80])
+        table.add_row(str(vid), *map(literal, cells))
     Console().print(table)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 
 import click
@@ -15,6 +16,21 @@ from arena.store.migrate import is_up_to_date
 from arena.tournaments.registry import Runtime
 
 USER_ERRORS = (StoreError, PackageError, SandboxError, ValueError)
+
+
+def _allow_unsandboxed(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:  # through the environment, so that worker processes inherit it
+        os.environ["ARENA_SANDBOX_MODE"] = "rlimits"
+
+
+unsafe_no_sandbox = click.option(
+    "--unsafe-no-sandbox",
+    is_flag=True,
+    expose_value=False,
+    callback=_allow_unsandboxed,
+    help="Run bots WITHOUT the bwrap sandbox (rlimits only; results are marked). "
+    "Without it, a machine with no usable bwrap refuses to run bots.",
+)
 
 
 def open_database(settings: Settings) -> Database:

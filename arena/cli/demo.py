@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from arena.cli.context import runtime_and_db, user_errors
+from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.cli.render import literal
 from arena.cli.tournaments import print_standings, run_with_progress
 from arena.game import RULESETS
 from arena.tournaments.create import new_tournament
@@ -24,6 +25,7 @@ HOUSE_ENTRANTS = ("house:heuristic", "house:random")
 @click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules']")
 @click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
 @click.option("--seed", type=int, default=1, show_default=True)
+@unsafe_no_sandbox
 def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
     """Register the sample bots, run a round robin among them and the house bots, rank them."""
     console = Console()
@@ -34,7 +36,8 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
         for folder in _sample_folders(console):
             with console.status(f"adding {folder.name} (a validation match)..."):
                 version = register_bot(db, runtime, folder)
-            console.print(f"bot {version.ref}: {version.status} {version.reason}".rstrip())
+            line = f"bot {version.ref}: {version.status} {version.reason}".rstrip()
+            console.print(literal(line), highlight=False)
             if version.status == "valid":
                 refs.append(version.ref)
         tournament = new_tournament(
@@ -45,7 +48,7 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
             seed=seed,
             name=f"demo: sample bots, {rules}",
         )
-        console.print(f"tournament {tournament.id}: {tournament.name}")
+        console.print(literal(f"tournament {tournament.id}: {tournament.name}"))
         run_with_progress(db, runtime, tournament.id, workers)
         print_standings(db, tournament.id)
 

@@ -14,8 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.bots.factory import make_player
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxError, SandboxPolicy, sweep_leftovers
-from arena.cli.render import deal_lines, standings_table, unique_names
+from arena.bots.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
+from arena.cli.context import unsafe_no_sandbox
+from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
 
@@ -52,6 +53,7 @@ from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
     help="Keep each process bot's stdout/stderr here.",
 )
 @click.option("--quiet", is_flag=True, help="Only the standings, not every deal.")
+@unsafe_no_sandbox
 def play(
     bots, rules, deals, games, seed, decision_ms, bank_ms, replay_file, log_dir, quiet
 ) -> None:
@@ -61,7 +63,11 @@ def play(
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
     sweep_leftovers(SandboxPolicy.from_env())  # bots a killed earlier run may have left
     try:
-        players = [make_player(b, seed=seed + i, log_dir=log_dir) for i, b in enumerate(bots)]
+        players = [
+            make_player(b, seed=seed + i, log_dir=log_dir, entrant=i) for i, b in enumerate(bots)
+        ]
+        if any(isinstance(p, ProcessPlayer) for p in players):
+            resolve_mode()  # refuses here, in one line, when there is no sandbox
     except (PackageError, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
     spec = MatchSpec(
@@ -72,6 +78,8 @@ def play(
     console.print(f"Match {spec.match_id}: rules {rules}, {shape}, seed {seed}")
     result = _run(spec, players, console, quiet)
     _report(console, result)
+    if result.unsandboxed:
+        console.print("[bold red]UNSANDBOXED[/]: process bots ran without bwrap (rlimits only)")
     if any(isinstance(p, ProcessPlayer) for p in players):
         console.print(f"Bot logs: {log_dir}")
     if replay_file:
@@ -120,7 +128,5 @@ def _report(console: Console, result: MatchResult) -> None:
         where = (
             "" if fault.game is None else f" (game {fault.game + 1}, deal {(fault.deal or 0) + 1})"
         )
-        console.print(
-            f"[yellow]fault[/] {names[fault.entrant]} {fault.kind}{where}: {fault.reason}",
-            highlight=False,
-        )
+        who, why = literal(names[fault.entrant]), literal(fault.reason)
+        console.print(f"[yellow]fault[/] {who} {fault.kind}{where}: {why}", highlight=False)

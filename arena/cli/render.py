@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.markup import escape
 from rich.table import Table
 
 from arena.game import Deal
 from arena.game.record import points_json
+from arena.text import printable
+
+
+def literal(text: object) -> str:
+    """Bot-supplied text for rich output: no control characters, markup shown as typed."""
+    return escape(printable(str(text)))
 
 
 def unique_names(names: Sequence[str]) -> list[str]:
@@ -21,6 +28,7 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 def deal_lines(game: int, deal: Deal, names: Sequence[str]) -> list[str]:
     """A deal as a grid by seat: calls, each trick (led card marked ›, winner in bold), result."""
+    names = [literal(n) for n in names]
     w = max(8, *(len(n) for n in names)) + 2
     row = "  {:<9}" + "".join(f"{{:>{w}}}" for _ in range(4))
     lines = [f"[bold]Game {game + 1}, deal {deal.index + 1}[/] — dealer {names[deal.dealer]}"]
@@ -62,6 +70,6 @@ def standings_table(
     for column in extra:
         table.add_column(column, justify="right")
     for rank, e in enumerate(sorted(range(len(names)), key=lambda e: -totals[e]), 1):
-        cells = [str(rank), names[e], f"{points_json(totals[e]):g}"]
+        cells = [str(rank), literal(names[e]), f"{points_json(totals[e]):g}"]
         table.add_row(*cells, *(str(values[e]) for values in extra.values()))
     return table

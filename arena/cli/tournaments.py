@@ -10,10 +10,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.cli.context import runtime_and_db, user_errors
+from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.cli.render import literal
 from arena.game import RULESETS
 from arena.referee import Clock
 from arena.store import Database
+from arena.text import printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.registry import Runtime
@@ -57,12 +59,13 @@ def create(bots, rules, deals, games_per_match, seed, tables, decision_ms, bank_
             tables=tables,
             name=name,
         )
-    click.echo(f"tournament {t.id}: {t.name}")
+    click.echo(printable(f"tournament {t.id}: {t.name}"))
 
 
 @tournament.command("run")
 @click.argument("tournament_id", type=int)
 @click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
+@unsafe_no_sandbox
 def run(tournament_id: int, workers: int | None) -> None:
     """Play the tournament's matches that are not done yet (safe to re-run after a stop)."""
     with user_errors():
@@ -132,7 +135,7 @@ def print_standings(db: Database, tournament_id: int) -> None:
         r, st = row.rating, row.stats
         table.add_row(
             str(rank),
-            _short(row.ref),
+            literal(_short(row.ref)),
             f"{r.elo:.0f}",
             _interval(r.ci_low, r.ci_high, 0),
             str(r.games),

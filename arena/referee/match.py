@@ -99,6 +99,7 @@ class Referee:
                 for e in self.entrants:
                     e.player.close()
         self.result.forfeited = [e.forfeited for e in self.entrants]
+        self.result.sandbox = [e.player.sandbox for e in self.entrants]
         self.result.record = self._record()
         return self.result
 
@@ -252,6 +253,7 @@ class Referee:
             "games": self.games,
             "faults": [f.to_dict() for f in self.result.faults],
             "forfeited": self.result.forfeited,
+            "sandbox": self.result.sandbox,
             "totals": [points_json(t) for t in self.result.totals],
         }
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+UNSANDBOXED = "rlimits"  # Player.sandbox of a process bot run without bwrap
+
 
 @dataclass(frozen=True)
 class Fault:
@@ -40,6 +42,12 @@ class MatchResult:
     faults: list[Fault] = field(default_factory=list)
     forfeited: list[bool] = field(default_factory=lambda: [False] * 4)
     record: dict[str, Any] = field(default_factory=dict)
+    sandbox: list[str] = field(default_factory=lambda: ["in-process"] * 4)
+
+    @property
+    def unsandboxed(self) -> bool:
+        """Whether a bot ran without the bwrap sandbox (only ever on the operator's say)."""
+        return UNSANDBOXED in self.sandbox
 
     @property
     def totals(self) -> list[int]:

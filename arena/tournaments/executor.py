@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.synchronize import Event
 
-from arena.bots.sandbox import SandboxPolicy, die_with, sweep_leftovers
+from arena.bots.sandbox import SandboxPolicy, die_with, resolve_mode, sweep_leftovers
 from arena.store import Database, pending_matches, progress, reset_running, set_tournament_status
 from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
@@ -40,6 +40,7 @@ def run_tournament(
     on_match: Progress | None = None,
 ) -> RunSummary:
     """Play every match not yet done; ``workers=1`` plays them in this process."""
+    resolve_mode(runtime.policy)  # no usable sandbox: refuse before claiming any match
     sweep_leftovers(runtime.policy or SandboxPolicy.from_env())  # bots of a killed earlier run
     with db.session() as s:
         reset_running(s, tournament_id)

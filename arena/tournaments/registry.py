@@ -17,7 +17,7 @@ from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import MANIFEST, BotPackage, PackageError, load_package, parse_manifest
 from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
+from arena.bots.sandbox import SandboxPolicy, resolve_mode
 from arena.config import Settings
 from arena.game import PAGAT
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
@@ -100,13 +100,17 @@ def register_bot(
         version = add_bot_version(s, runtime.blobs, archive, manifest)
     if version.status == "pending":
         reason = validation_problem(runtime, package) if validate else None
+        status = "rejected" if reason else "valid"
+        if validate and resolve_mode(runtime.policy) == "rlimits":
+            reason = f"{reason or 'valid'} (validated WITHOUT the sandbox: --unsafe-no-sandbox)"
         with db.session() as s:
-            version = set_bot_status(s, version.id, "rejected" if reason else "valid", reason or "")
+            version = set_bot_status(s, version.id, status, reason or "")
     return version
 
 
 def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
     """Play one short game of four copies; the first fault, if any, is why it is rejected."""
+    resolve_mode(runtime.policy)  # no sandbox: refuse before anything runs
     log_dir = runtime.log_dir("validation", package.sha256[:12])
     players = [
         ProcessPlayer(

@@ -90,7 +90,22 @@ def test_not_an_archive(tmp_path):
         load_package(tmp_path / "missing")
 
 
-@pytest.mark.parametrize("name", ["", "a b", "../x", "x" * 65])
+@pytest.mark.parametrize("name", ["", "a b", "../x", "x" * 65, "x\\n"])
 def test_bad_names(name):
     with pytest.raises(PackageError, match="name must be"):
         parse_manifest(f'name = "{name}"\ncommand = ["x"]\n')
+
+
+@pytest.mark.parametrize(
+    "version", ["", "[bold red]pwned[/]", "1.0\x1b[2J", "v 1", "-1", "x" * 65, "1.0\n"]
+)
+def test_versions_are_refused_unless_plain(version):
+    """The version is shown on terminals and pages: no markup, controls or spaces."""
+    text = f'name = "a"\nversion = {version!r}\ncommand = ["x"]\n'.replace("'", '"')
+    with pytest.raises(PackageError, match="version must be 1-64 letters"):
+        parse_manifest(text.replace("\\x1b", "\\u001b"))
+
+
+@pytest.mark.parametrize("version", ["1", "1.0.2", "2.0.0-rc.1+build.5", "x" * 64])
+def test_plain_versions_are_accepted(version):
+    assert parse_manifest(f'name = "a"\nversion = "{version}"\ncommand = ["x"]\n')

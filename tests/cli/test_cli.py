@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -263,7 +264,7 @@ def test_play_with_house_bots_prints_deals_and_standings(arena, tmp_path):
     bots = ("house:random", "heuristic", "house:random", "house:heuristic")
     options = ("--deals", "2", "--games", "2", "--seed", "9", "--replay", replay)
     out = ok(arena("play", *bots, *options))
-    assert "Match play-9: rules pagat, 2 games × 2 deals, seed 9" in out
+    assert re.search(r"Match play-[0-9a-f]{8}: rules pagat, 2 games × 2 deals, seed 9", out)
     for game, deal in ((1, 1), (1, 2), (2, 1), (2, 2)):
         assert f"Game {game}, deal {deal}" in out
     standings = out.split("Match standings", 1)[1]
@@ -284,7 +285,7 @@ def test_play_with_a_process_bot_keeps_its_log(arena, tmp_path, sandbox):
     cells = [cell.strip() for cell in row.split("│")[1:-1]]  # #, bot, points, calls, faults, ...
     assert cells[1] == "random" and cells[4:] == ["0", ""]  # played it all, no fault
     assert f"Bot logs: {logs}" in out.replace("\n", "")
-    assert (logs / "random.log").is_file()
+    assert (logs / "1-random.log").is_file()
 
 
 def test_play_refuses_an_unknown_bot_in_one_line(arena):
@@ -365,7 +366,8 @@ def test_demo_runs_the_sample_bots_against_the_house_bots(tmp_path, monkeypatch,
         samples = tmp_path / "samples"
         for name in ("random", "heuristic"):
             shutil.copytree(SAMPLE_BOTS / name, samples / name)
-        monkeypatch.setattr("arena.cli.demo.SAMPLES", samples)
+        # by module: the name arena.cli.demo is the click command on the package
+        monkeypatch.setattr(sys.modules["arena.cli.demo"], "SAMPLES", samples)
     workdir = tmp_path / "cwd"
     workdir.mkdir()
     monkeypatch.chdir(workdir)

@@ -259,9 +259,9 @@ def test_a_folder_over_the_size_cap_is_refused_and_stores_nothing(
     assert_nothing_stored(db, runtime)
 
 
-def test_a_manifest_the_store_refuses_writes_no_row(db, runtime, tmp_path):
+def test_a_version_too_long_to_store_is_refused_and_writes_no_row(db, runtime, tmp_path):
     root = sample_copy(tmp_path / "long", "long", version="9" * 65)
-    with pytest.raises(StoreError, match="version must be a string of 1-64") as err:
+    with pytest.raises(PackageError, match="version must be 1-64") as err:
         register_bot(db, runtime, root)
     assert "\n" not in str(err.value)
     assert counts(db, BOT_TABLES) == NOTHING

@@ -24,27 +24,29 @@ _downgrade_warned = False
 
 
 def resolve_mode(policy: SandboxPolicy | None = None) -> Mode:
-    """The mode :func:`launch` uses under ``policy`` (probes bwrap once per process)."""
+    """The mode :func:`launch` uses under ``policy`` (probes bwrap once per process).
+
+    Never a silent downgrade: without a working bwrap, ``auto`` refuses; only an explicit
+    ``rlimits`` mode (the operator's ``--unsafe-no-sandbox``) runs bots without it."""
     policy = SandboxPolicy.from_env() if policy is None else policy
-    if policy.mode == "rlimits":
-        reason = "ARENA_SANDBOX_MODE/SandboxPolicy.mode is 'rlimits'"
-    else:
+    if policy.mode != "rlimits":
         problem = _bwrap_problem(policy)
         if problem is None:
             return "bwrap"
-        if policy.mode == "bwrap":
-            raise SandboxUnavailable(f"bwrap sandbox requested but unusable: {problem}")
-        reason = f"bwrap is unusable: {problem}"
+        raise SandboxUnavailable(
+            f"the bwrap sandbox is unusable ({problem}): run `arena setup` (or install "
+            "bubblewrap), or pass --unsafe-no-sandbox to run bots without isolation"
+        )
     if policy.require_sandbox:
         raise SandboxUnavailable(
-            f"refusing to run bots without a sandbox ({reason}) because require_sandbox is set "
-            "(ARENA_REQUIRE_SANDBOX=1); install bubblewrap and allow user namespaces"
+            "refusing to run bots without the bwrap sandbox (mode 'rlimits') because "
+            "ARENA_REQUIRE_SANDBOX=1 is set"
         )
-    _warn_downgrade(reason)
+    _warn_downgrade()
     return "rlimits"
 
 
-def _warn_downgrade(reason: str) -> None:
+def _warn_downgrade() -> None:
     global _downgrade_warned
     with _detect_lock:
         if _downgrade_warned:
@@ -52,10 +54,9 @@ def _warn_downgrade(reason: str) -> None:
         _downgrade_warned = True
     root = os.geteuid() == 0
     logger.warning(
-        "SANDBOX DOWNGRADED: bots run WITHOUT bwrap isolation (%s). Only rlimits%s apply: "
-        "bots can use the network and read every file %s can read on this host. "
-        "Set ARENA_REQUIRE_SANDBOX=1 to refuse this instead.",
-        reason,
+        "SANDBOX DOWNGRADED on request (--unsafe-no-sandbox / ARENA_SANDBOX_MODE=rlimits): "
+        "bots run WITHOUT bwrap isolation. Only rlimits%s apply: bots can use the network "
+        "and read every file %s can read on this host. Results are marked unsandboxed.",
         " and a dedicated uid" if root else " (no process-count limit when not root)",
         "any user" if root else "the platform's user",
     )

@@ -1,0 +1,71 @@
+"""A raw callbreak.v1 servicer that answers Hello, then streams unsolicited DecisionReply
+messages of 60 KiB each (just under the platform's 64 KiB message cap) as fast as gRPC lets
+it, never answering a decision. A platform that buffered them would grow by 60 KiB per
+message; it reports on stderr how many it got out:
+
+    FLOODED <n> messages (<MiB> MiB)
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+from concurrent import futures
+
+import grpc
+
+from arena.proto import bot_pb2 as pb
+from arena.proto import bot_pb2_grpc as pb_grpc
+
+PAYLOAD = "F" * (60 * 1024)
+
+
+def say(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+class Flood(pb_grpc.BotServicer):
+    def __init__(self, done):
+        self.done = done
+
+    def Play(self, request_iterator, context):
+        first = next(request_iterator)
+        say(f"HELLO {first.WhichOneof('kind')}")
+        threading.Thread(target=self.drain, args=(request_iterator,), daemon=True).start()
+        yield pb.BotMessage(hello=pb.HelloReply(protocol="callbreak.v1", name="flood", version="1"))
+        sent = 0
+        last = time.monotonic()
+        try:
+            while context.is_active():
+                yield pb.BotMessage(decision=pb.DecisionReply(id=10**12 + sent, card=PAYLOAD))
+                sent += 1
+                if time.monotonic() - last > 0.5 or sent in (1, 10, 100):
+                    last = time.monotonic()
+                    say(f"FLOODED {sent} messages ({sent * len(PAYLOAD) / 2**20:.1f} MiB)")
+        finally:
+            say(f"FLOODED {sent} messages ({sent * len(PAYLOAD) / 2**20:.1f} MiB) in all")
+            self.done.set()
+
+    def drain(self, request_iterator):
+        try:
+            for _ in request_iterator:
+                pass
+        except Exception:  # the stream went away
+            pass
+
+
+def main():
+    address = sys.argv[-1] if len(sys.argv) > 1 else os.environ["CALLBREAK_ADDRESS"]
+    done = threading.Event()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    pb_grpc.add_BotServicer_to_server(Flood(done), server)
+    server.add_insecure_port(address)
+    server.start()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    done.wait()
+    server.stop(grace=0.5).wait()
+
+
+if __name__ == "__main__":
+    main()
