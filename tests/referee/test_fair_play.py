@@ -58,7 +58,9 @@ def predictions(log: str) -> dict[int, tuple[int, int]]:
 def game_reports(log: str) -> tuple[dict[int, str], dict[int, str]]:
     """The remembering bot's report at the start of each game: (nothing, remembered), each
     game -> the line."""
-    nothing = {int(g): line for line, g in re.findall(r"^(NOTHING REMEMBERED game (\d+).*)$", log, re.M)}
+    nothing = {
+        int(g): line for line, g in re.findall(r"^(NOTHING REMEMBERED game (\d+).*)$", log, re.M)
+    }
     remembered = {int(g): line for line, g in re.findall(r"^(REMEMBERED game (\d+).*)$", log, re.M)}
     return nothing, remembered
 
@@ -222,6 +224,6 @@ def test_a_sustained_flood_of_unasked_replies_is_never_buffered(run_match) -> No
     assert set(kinds) <= {"stale_id", "timeout"} and kinds.count("stale_id") >= DECISIONS // 2
     growth = rss.peak - rss.start
     assert growth < 64 * 1024 * 1024, f"the platform grew by {growth / 2**20:.0f} MiB"
-    # What the bot got out in each game: about one message per decision, not thousands.
+    # What the bot got out in each game: about one message per decision (28), not thousands.
     sent = [int(n) for n in re.findall(r"^FLOODED (\d+) messages", run.log, re.M)]
-    assert sent and max(sent) <= DECISIONS, run.log[-2000:]
+    assert sent and max(sent) <= DECISIONS // GAMES + 8, run.log[-2000:]
