@@ -14,7 +14,7 @@ from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
 from arena.game import RULESETS
 from arena.referee import Clock
-from arena.store import Database
+from arena.store import Database, unsandboxed_count
 from arena.text import printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
@@ -146,6 +146,13 @@ def print_standings(db: Database, tournament_id: int) -> None:
         )
     Console().print(table)
     Console().print("Elo: Bradley-Terry on game totals; calls: share of calls made", style="dim")
+    with db.session(read_only=True) as s:
+        unsafe = unsandboxed_count(s, tournament_id)
+    if unsafe:
+        Console().print(
+            f"[bold red]UNSANDBOXED[/]: {unsafe} match(es) ran bots without bwrap "
+            "(--unsafe-no-sandbox); do not publish these standings as a fair contest"
+        )
 
 
 def _short(ref: str) -> str:

@@ -20,6 +20,7 @@ from arena.store.matches import (
     progress,
     reset_running,
     retry_failed,
+    unsandboxed_count,
 )
 from arena.store.migrate import upgrade
 from arena.store.models import (
@@ -109,6 +110,7 @@ __all__ = [
     "set_bot_status",
     "set_tournament_status",
     "sha256_hex",
+    "unsandboxed_count",
     "upgrade",
     "user_for_token",
 ]

@@ -92,3 +92,11 @@ def progress(s: Session, tournament_id: int) -> dict[str, int]:
     for status, count in s.execute(query):
         counts[status] = count
     return counts
+
+
+def unsandboxed_count(s: Session, tournament_id: int) -> int:
+    """Finished matches of the tournament in which a bot ran without the bwrap sandbox."""
+    query = select(func.count()).where(
+        Match.tournament_id == tournament_id, Match.unsandboxed.is_(True)
+    )
+    return s.scalar(query) or 0

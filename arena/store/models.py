@@ -26,6 +26,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -179,6 +180,8 @@ class Match(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     wall_seconds: Mapped[float | None] = mapped_column(Float)
+    # A bot ran without the bwrap sandbox (the operator's --unsafe-no-sandbox).
+    unsandboxed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class GameScore(Base):

@@ -39,7 +39,7 @@ def record_result(s: Session, match_id: int, result: MatchResult, wall_seconds: 
     """
     _check_result(result, wall_seconds)
     data = compress_replay(result.record)  # before taking any lock
-    seats = _finish(s, match_id, wall_seconds)
+    seats = _finish(s, match_id, wall_seconds, result.unsandboxed)
     if seats is None:
         get_match(s, match_id)  # raises for an unknown id
         return False
@@ -51,12 +51,18 @@ def record_result(s: Session, match_id: int, result: MatchResult, wall_seconds: 
     return True
 
 
-def _finish(s: Session, match_id: int, wall_seconds: float) -> list[int] | None:
+def _finish(s: Session, match_id: int, wall_seconds: float, unsandboxed: bool) -> list[int] | None:
     """Flip the match to done unless it already is; its seats if this call did it."""
     finish = (
         update(Match)
         .where(Match.id == match_id, Match.status != "done")
-        .values(status="done", finished_at=utcnow(), wall_seconds=wall_seconds, reason=None)
+        .values(
+            status="done",
+            finished_at=utcnow(),
+            wall_seconds=wall_seconds,
+            reason=None,
+            unsandboxed=unsandboxed,
+        )
     )
     if s.get_bind().dialect.update_returning:  # one round trip instead of two
         return s.execute(finish.returning(Match.seats)).scalar_one_or_none()

@@ -93,6 +93,7 @@ def register_bot(
 ) -> BotVersion:
     """Store a bot and judge it by a short match against its copies (``validate=False``
     trusts it without one)."""
+    unsafe = validate and resolve_mode(runtime.policy) == "rlimits"  # no sandbox: refuse now
     archive = archive_of(path)
     package = unpack(runtime, archive)
     manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
@@ -101,7 +102,7 @@ def register_bot(
     if version.status == "pending":
         reason = validation_problem(runtime, package) if validate else None
         status = "rejected" if reason else "valid"
-        if validate and resolve_mode(runtime.policy) == "rlimits":
+        if unsafe:
             reason = f"{reason or 'valid'} (validated WITHOUT the sandbox: --unsafe-no-sandbox)"
         with db.session() as s:
             version = set_bot_status(s, version.id, status, reason or "")
@@ -110,7 +111,6 @@ def register_bot(
 
 def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
     """Play one short game of four copies; the first fault, if any, is why it is rejected."""
-    resolve_mode(runtime.policy)  # no sandbox: refuse before anything runs
     log_dir = runtime.log_dir("validation", package.sha256[:12])
     players = [
         ProcessPlayer(

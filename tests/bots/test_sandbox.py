@@ -494,36 +494,17 @@ def test_default_limits_fit_python_grpc_and_node(area: Path) -> None:
         assert "ok" in log_text(proc)
 
 
-def test_rlimits_fallback_works_and_warns_once(
-    area: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_no_silent_downgrade_auto_refuses_without_bwrap(area: Path) -> None:
+    """Without a usable bwrap, ``auto`` refuses in one line that says what to do; nothing
+    is started."""
     sb._reset_detection_cache()
-    policy = sb.SandboxPolicy(bwrap_path="/nonexistent/bwrap", stop_grace_seconds=GRACE)
-    with caplog.at_level(logging.WARNING, logger="arena.bots.sandbox"):
-        assert sb.resolve_mode(policy) == "rlimits"
-        assert sb.resolve_mode(policy) == "rlimits"
-        proc = start(area, "dump_env.py", mode="auto", policy=policy)
-        proc.wait(timeout=10)
-        result = json_output(proc)
-    downgrades = [r for r in caplog.records if "SANDBOX DOWNGRADED" in r.getMessage()]
-    assert len(downgrades) == 1
-    assert downgrades[0].levelno == logging.WARNING
-    assert "/nonexistent/bwrap not found" in downgrades[0].getMessage()
-    assert proc.mode == "rlimits"
-    assert proc.endpoint.bot_address == f"unix:{(area / 'sock').resolve()}/bot.sock"
-    assert result["env"]["HOME"] == result["env"]["TMPDIR"] != "/tmp"
-    if ROOT:
-        assert result["uid"] == proc.uid != 0
-
-
-def test_require_sandbox_refuses_fallback(area: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    missing = sb.SandboxPolicy(bwrap_path="/nonexistent/bwrap", require_sandbox=True)
-    with pytest.raises(sb.SandboxUnavailable, match="require_sandbox"):
-        sb.resolve_mode(missing)
-    with pytest.raises(sb.SandboxUnavailable):
-        sb.resolve_mode(sb.SandboxPolicy(mode="rlimits", require_sandbox=True))
-    with pytest.raises(sb.SandboxUnavailable, match="requested"):
-        sb.resolve_mode(sb.SandboxPolicy(mode="bwrap", bwrap_path="/nonexistent/bwrap"))
+    missing = sb.SandboxPolicy(bwrap_path="/nonexistent/bwrap")
+    for policy in (missing, sb.SandboxPolicy(mode="bwrap", bwrap_path="/nonexistent/bwrap")):
+        with pytest.raises(sb.SandboxUnavailable) as err:
+            sb.resolve_mode(policy)
+        message = str(err.value)
+        assert "/nonexistent/bwrap not found" in message and "\n" not in message
+        assert "arena setup" in message and "--unsafe-no-sandbox" in message
     (area / "bot").mkdir(mode=0o755)
     (area / "sock").mkdir()
     marker = uuid.uuid4().hex
@@ -536,6 +517,36 @@ def test_require_sandbox_refuses_fallback(area: Path, monkeypatch: pytest.Monkey
             policy=missing,
         )
     assert marker_pids(marker) == []
+
+
+def test_explicit_rlimits_mode_runs_and_warns_once(
+    area: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Only the operator's explicit choice (--unsafe-no-sandbox sets this mode) runs bots
+    without bwrap, and says so loudly."""
+    sb._reset_detection_cache()
+    policy = sb.SandboxPolicy(mode="rlimits", stop_grace_seconds=GRACE)
+    with caplog.at_level(logging.WARNING, logger="arena.bots.sandbox"):
+        assert sb.resolve_mode(policy) == "rlimits"
+        assert sb.resolve_mode(policy) == "rlimits"
+        proc = start(area, "dump_env.py", mode="rlimits", policy=policy)
+        proc.wait(timeout=10)
+        result = json_output(proc)
+    downgrades = [r for r in caplog.records if "SANDBOX DOWNGRADED" in r.getMessage()]
+    assert len(downgrades) == 1
+    assert downgrades[0].levelno == logging.WARNING
+    assert "--unsafe-no-sandbox" in downgrades[0].getMessage()
+    assert proc.mode == "rlimits"
+    assert result["env"]["HOME"] == result["env"]["TMPDIR"] != "/tmp"
+    if ROOT:
+        assert result["uid"] == proc.uid != 0
+
+
+def test_require_sandbox_refuses_even_the_explicit_rlimits_mode(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(sb.SandboxUnavailable, match="ARENA_REQUIRE_SANDBOX"):
+        sb.resolve_mode(sb.SandboxPolicy(mode="rlimits", require_sandbox=True))
     monkeypatch.setenv("ARENA_REQUIRE_SANDBOX", "1")
     monkeypatch.setenv("ARENA_SANDBOX_MODE", "rlimits")
     from_env = sb.SandboxPolicy.from_env()

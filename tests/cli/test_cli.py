@@ -387,3 +387,39 @@ def test_demo_runs_the_sample_bots_against_the_house_bots(tmp_path, monkeypatch,
     blobs = [p for p in (workdir / "arena-data" / "blobs").rglob("*") if p.is_file()]
     assert len(blobs) == len(entrants)  # house bots are stored versions too
     assert sum(zipfile.is_zipfile(p) for p in blobs) == len(entrants) - 2  # the samples
+
+
+# --------------------------------------------------------------------------- no silent downgrade
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch):
+    """A machine whose bubblewrap is missing, as the platform sees it."""
+    from arena.bots.sandbox import _reset_detection_cache
+
+    monkeypatch.setenv("ARENA_BWRAP", "/nonexistent/bwrap")
+    monkeypatch.delenv("ARENA_SANDBOX_MODE", raising=False)
+    _reset_detection_cache()
+    yield
+    _reset_detection_cache()
+
+
+def test_without_bwrap_play_and_bot_add_refuse_in_one_line(arena, no_bwrap, tmp_path):
+    bots = (str(SAMPLE_BOTS / "random"), "random", "random", "random")
+    for args in (("play", *bots, "--games", "1"), ("bot", "add", str(SAMPLE_BOTS / "random"))):
+        one_line_error(
+            arena(*args),
+            "the bwrap sandbox is unusable (/nonexistent/bwrap not found)",
+            "arena setup",
+            "--unsafe-no-sandbox",
+        )
+    assert "random" not in ok(arena("bot", "list")).split("reason", 1)[1]  # nothing stored
+
+
+def test_the_unsafe_flag_runs_and_marks_the_result(arena, no_bwrap, tmp_path):
+    replay = tmp_path / "match.json"
+    bots = (str(SAMPLE_BOTS / "random"), "random", "random", "random")
+    options = ("--games", "1", "--deals", "1", "--quiet", "--replay", replay)
+    out = ok(arena("play", *bots, *options, "--unsafe-no-sandbox"))
+    assert "UNSANDBOXED" in out
+    assert json.loads(replay.read_text())["sandbox"] == ["rlimits"] + ["in-process"] * 3

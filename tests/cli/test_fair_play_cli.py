@@ -125,6 +125,26 @@ def test_control_play_with_a_known_seed_lets_the_bot_predict_every_hand(home: Pa
     assert predictions(log) == {0: (6, 6)}, log
 
 
+def test_tournament_deals_from_secret_seeds_not_its_public_seed(home: Path) -> None:
+    """A tournament with the public seed 3: the bot knows how tables used to derive their
+    deals from it (and tries tournaments 0..32, tables 0..15), and predicts nothing."""
+    assert arena("bot", "add", "--no-validate", bot("seed_guess", home)).exit_code == 0
+    created = arena(
+        "tournament", "create", "--bots", "hostile-seed-guess, house:heuristic", "--deals", "2",
+        "--games-per-match", "2", "--seed", "3", "--tables", "2", "--decision-ms", "2000",
+    )  # fmt: skip
+    assert created.exit_code == 0, created.output
+    assert "seed 3" in created.output  # public
+    ran = arena("tournament", "run", "1", "--workers", "1")
+    assert ran.exit_code == 0, ran.output
+    logs = sorted((home / "data" / "logs").glob("*/hostile-seed-guess*.log"))
+    assert len(logs) == 2, sorted((home / "data" / "logs").rglob("*"))  # one per table
+    for path in logs:
+        log = path.read_text(errors="replace")
+        assert re.search(r"^CANDIDATES \d+ seeds", log, re.M), log
+        assert predictions(log) == {0: (0, 6), 1: (0, 6)}, log
+
+
 # --------------------------------------------------------------------------- floods
 
 

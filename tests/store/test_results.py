@@ -30,6 +30,7 @@ from arena.store import (
     progress,
     record_result,
     save_rating_snapshot,
+    unsandboxed_count,
 )
 from tests.store.conftest import add_versions, make_result, make_tournament
 
@@ -80,6 +81,25 @@ def test_record_writes_games_faults_replay_and_finishes(db: Database, blobs: Blo
         17,
     )
     assert _counts(db) == (16, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("sandbox", "unsafe"),
+    [(["bwrap", "bwrap", "in-process", "in-process"], 0), (["rlimits", "bwrap", "bwrap", "x"], 1)],
+)
+def test_a_match_played_without_the_sandbox_is_marked(
+    db: Database, blobs: BlobStore, sandbox: list[str], unsafe: int
+) -> None:
+    match_id, _ = _one_match(db, blobs)
+    result = make_result()
+    result.sandbox = sandbox
+    with db.session() as s:
+        tournament_id = get_match(s, match_id).tournament_id
+        assert unsandboxed_count(s, tournament_id) == 0
+        assert record_result(s, match_id, result, wall_seconds=1.0)
+    with db.session() as s:
+        assert get_match(s, match_id).unsandboxed is bool(unsafe)
+        assert unsandboxed_count(s, tournament_id) == unsafe
 
 
 def test_a_second_record_writes_nothing(db: Database, blobs: BlobStore) -> None:

@@ -65,13 +65,16 @@ class SandboxPolicy:
     def from_env(
         cls, environ: Mapping[str, str] | None = None, **overrides: object
     ) -> SandboxPolicy:
-        """Policy from ``ARENA_REQUIRE_SANDBOX`` (1/true/yes/on) and ``ARENA_SANDBOX_MODE``."""
+        """Policy from ``ARENA_REQUIRE_SANDBOX`` (1/true/yes/on), ``ARENA_SANDBOX_MODE`` and
+        ``ARENA_BWRAP`` (bubblewrap's path)."""
         env = os.environ if environ is None else environ
         kwargs: dict[str, object] = {}
         if env.get("ARENA_REQUIRE_SANDBOX", "").strip().lower() in _TRUTHY:
             kwargs["require_sandbox"] = True
         if env.get("ARENA_SANDBOX_MODE", "").strip():
             kwargs["mode"] = env["ARENA_SANDBOX_MODE"].strip().lower()
+        if env.get("ARENA_BWRAP", "").strip():
+            kwargs["bwrap_path"] = env["ARENA_BWRAP"].strip()
         kwargs.update(overrides)
         return cls(**kwargs)  # type: ignore[arg-type]
 
