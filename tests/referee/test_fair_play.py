@@ -16,6 +16,7 @@ process for the whole match lets ``remembers`` carry the hands from game to game
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from pathlib import Path
@@ -99,6 +100,19 @@ def test_control_seed_guessing_bot_predicts_every_hand_of_a_knowable_seed(run_ma
     log = run.log
     assert predictions(log) == {g: (HIDDEN_PER_GAME, HIDDEN_PER_GAME) for g in range(GAMES)}
     assert "(small seed 7 as the game seed)" in log
+
+
+def test_control_seed_guessing_bot_predicts_the_old_tournament_table_seeds(run_match) -> None:
+    """Tournaments used to seed table i's deals from their public seed (``_digest("table",
+    seed, i) >> 1`` in arena.tournaments.schedule); the bot knows that formula, so a match
+    dealt that way is fully predicted. Now every match gets a secret seed instead (see
+    tests/cli/test_fair_play_cli.py for a whole tournament)."""
+    old_seed = int.from_bytes(hashlib.sha256(b"callbreak-arena/table/3/2").digest()[:8]) >> 1
+    run = run_match("seed_guess", seed=old_seed)
+    run.assert_completed_and_contained()
+    log = run.log
+    assert predictions(log) == {g: (HIDDEN_PER_GAME, HIDDEN_PER_GAME) for g in range(GAMES)}
+    assert "(old tournament 3 table 2 as the game seed)" in log
 
 
 # --------------------------------------------------------------------------- memory

@@ -3,19 +3,21 @@
 It runs on the platform's own interpreter, so it imports the platform's dealing code
 (``arena.game``) and recomputes deals from every number it can find: the digits and hex
 of Hello.match_id, small seeds 0..1000 (seed 1 included), the wall clock of the last hour
-in seconds, and, at each decision, the decision id and the game index. Each candidate is
-tried as a game seed (``Game`` derives deal ``i`` from ``derive_seed(seed, i)``) and as a
-deal seed. When a candidate deals exactly its own 13 cards it predicts the three hidden
-hands, and at its last card of the deal it checks every prediction against the cards the
-other seats really played (all but at most one card of each). Everything goes to stderr
-(the bot's log; the cumulative line after every deal):
+in seconds, the table seeds that tournaments 0..32 used to derive from their public seed,
+and, at each decision, the decision id and the game index. Each candidate is tried as a
+game seed (``Game`` derives deal ``i`` from ``derive_seed(seed, i)``) and as a deal seed.
+When a candidate deals exactly its own 13 cards it predicts the three hidden hands, and at
+its last card of the deal it checks every prediction against the cards the other seats
+really played (all but at most one card of each). Everything goes to stderr (the bot's
+log; the cumulative line after every deal):
 
     HELLO match_id=<id>
-    CANDIDATES <n> seeds, <m> deals tabled in <s>s
+    CANDIDATES <n> seeds, <m> hands tabled in <s>s
     game <g> deal <d>: PREDICTED <k>/3 hidden hands (<how>)
     PREDICTED <n>/<m> hidden hands in game <g>
 """
 
+import hashlib
 import os
 import re
 import signal
@@ -35,6 +37,8 @@ from arena.proto import bot_pb2_grpc as pb_grpc
 SMALL_SEEDS = range(0, 1001)  # seed 1 (the old validation seed) among them
 CLOCK_WINDOW_S = 3600  # the wall clock of the last hour, in seconds
 MASK63 = (1 << 63) - 1
+OLD_TOURNAMENT_SEEDS = range(0, 33)  # public tournament seeds, as printed by `tournament create`
+OLD_TABLES = range(0, 16)
 
 
 def say(text):
@@ -46,6 +50,12 @@ def mask(cards):
     for text in cards:
         out |= 1 << parse_card(text)
     return out
+
+
+def old_table_seed(tournament_seed, index):
+    """How tournaments used to seed a table's deals: from the public tournament seed."""
+    data = f"callbreak-arena/table/{tournament_seed}/{index}".encode()
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big") >> 1
 
 
 def numbers_in(text):
@@ -74,6 +84,11 @@ class Guesser:
         candidates += [(n, f"number {n} in the match id") for n in numbers_in(match_id)]
         candidates += [(t, f"clock {t}") for t in range(now - CLOCK_WINDOW_S, now + 60)]
         candidates.append((derive_seed(match_id), "hash of the match id"))
+        candidates += [
+            (old_table_seed(t, i), f"old tournament {t} table {i}")
+            for t in OLD_TOURNAMENT_SEEDS
+            for i in OLD_TABLES
+        ]
         for seed, label in candidates:
             self.add(seed, label)
         self.add_text_seed(match_id, "the match id text")
