@@ -9,6 +9,7 @@ from arena.cli.db import db
 from arena.cli.demo import demo
 from arena.cli.play import play
 from arena.cli.replay import replay
+from arena.cli.setup import setup
 from arena.cli.tournaments import standings_command, tournament
 
 
@@ -17,5 +18,5 @@ def main() -> None:
     """Callbreak Master: run, rate and replay Callbreak bots."""
 
 
-for command in (demo, play, replay, bot, tournament, standings_command, db):
+for command in (demo, setup, play, replay, bot, tournament, standings_command, db):
     main.add_command(command)

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
+from arena.cli.setup import prepare_host
 from arena.cli.tournaments import print_standings, run_with_progress
 from arena.game import RULESETS
 from arena.tournaments.create import new_tournament
@@ -30,6 +31,7 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
     """Register the sample bots, run a round robin among them and the house bots, rank them."""
     console = Console()
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
+    prepare_host(console)  # the sandbox, installed if missing and allowed, or a clear error
     with user_errors():
         runtime, db = runtime_and_db()
         refs = []

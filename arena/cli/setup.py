@@ -1,0 +1,45 @@
+"""``arena setup``: get what the sandbox needs from the system's package manager."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+
+from arena.bots.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
+from arena.bots.sandbox import _reset_detection_cache as forget_probe
+from arena.host import install, plan
+
+
+def prepare_host(console: Console) -> None:
+    """Install missing packages where allowed, then make sure the sandbox works; raises a
+    one-line ClickException saying what to do otherwise. Explicitly unsandboxed runs
+    (--unsafe-no-sandbox) need nothing."""
+    if SandboxPolicy.from_env().mode == "rlimits":
+        return
+    needed = plan()
+    wanted = needed.required + needed.optional
+    if wanted and needed.installer:
+        with console.status(f"installing {', '.join(wanted)} with apt-get..."):
+            installed = install(wanted, needed.installer)
+        if not installed:
+            console.print(f"[yellow]could not install {', '.join(wanted)} with apt-get[/]")
+        forget_probe()
+        needed = plan()
+    if needed.required:
+        raise click.ClickException(f"the bot sandbox needs bubblewrap: {needed.hint()}")
+    try:
+        resolve_mode()
+    except SandboxUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.command()
+def setup() -> None:
+    """Install what the sandbox needs (bubblewrap, util-linux; node and npm for the JS
+    sample bot) with apt-get when run as root or with passwordless sudo, and check it."""
+    console = Console()
+    prepare_host(console)
+    console.print("sandbox: bubblewrap works")
+    later = plan()
+    if later.optional:
+        console.print(f"[yellow]JavaScript sample bot disabled: {later.hint()}[/]")
