@@ -207,7 +207,8 @@ def test_a_flood_of_unasked_replies_is_struck_and_never_buffered(tmp_path: Path,
     faults = entrant_faults(tmp_path)
     assert [f["kind"] for f in faults] == ["stale_id"] * 3 + ["forfeit"], faults
     assert faults[-1]["reason"] == "3 strikes (limit 3)"
-    assert "stale_id" in done.stdout and "forfeited" in done.stdout
+    assert "fault hostile-flood-replies stale_id (game 1, deal 1)" in done.stdout, done.stdout
+    assert "fault hostile-flood-replies forfeit" in done.stdout
     log = (tmp_path / "logs" / "1-hostile-flood-replies.log").read_text(errors="replace")
     assert re.search(r"^FLOODED \d+ messages", log, re.M), log  # the flood really went out
 
