@@ -40,6 +40,7 @@ _CHANNEL_OPTIONS = (
     ("grpc.http2.bdp_probe", 0),  # keep the flow-control window small: no buffering ahead
 )
 _PUT_POLL_S = 0.1
+_CLOSE_GRACE_S = 0.5  # for the bot to read the last events and end its side
 
 
 class Oversized(BotDied):
@@ -62,6 +63,7 @@ class GrpcPlayer:
         self._outbox: queue.SimpleQueue = queue.SimpleQueue()
         self._inbox: queue.Queue = queue.Queue(maxsize=1)
         self._closed = threading.Event()
+        self._reader_done = threading.Event()
         self._timed_out: set[int] = set()
         self._dead: str | None = None
 
@@ -97,6 +99,8 @@ class GrpcPlayer:
             self._put(BotDied("the bot closed the stream"))
         except grpc.RpcError as exc:
             self._put(_lost(exc))
+        finally:
+            self._reader_done.set()
 
     def _put(self, item: object) -> bool:
         """Wait until the one slot is free (False once the player is closed)."""
@@ -109,11 +113,16 @@ class GrpcPlayer:
         return False
 
     def close(self) -> None:
-        if self._channel is not None:
-            self._closed.set()
-            self._outbox.put(_CLOSE)
-            self._channel.close()
-            self._channel = None
+        """Half-close the stream, give the bot a moment to read the last events (GameEnd)
+        and end its side, then drop the connection."""
+        if self._channel is None:
+            return
+        self._outbox.put(_CLOSE)
+        if not self._dead:  # a bot that keeps sending fills the one slot and gets no grace
+            self._reader_done.wait(_CLOSE_GRACE_S)
+        self._closed.set()
+        self._channel.close()
+        self._channel = None
 
     # -- decisions ---------------------------------------------------------------------
     def decide(self, request: Request, timeout_s: float) -> Move:

@@ -88,7 +88,7 @@ class ProcessPlayer:
         try:
             self._grpc.start(info, max(0.1, deadline - time.monotonic()))
         except BotDied as exc:
-            raise BotDied(self._explain(exc.reason)) from None
+            raise type(exc)(self._explain(exc.reason)) from None
 
     def _open_log(self) -> None:
         """The seat's one log: emptied at the first start, a header line before each."""
@@ -119,7 +119,7 @@ class ProcessPlayer:
         try:
             return self._grpc.decide(request, timeout_s)
         except BotDied as exc:
-            raise BotDied(self._explain(exc.reason)) from None
+            raise type(exc)(self._explain(exc.reason)) from None
 
     def notify(self, event: Event) -> None:
         if self._grpc is not None:
@@ -161,5 +161,6 @@ def _last_line(path: Path | None) -> str:
         return ""
     with open(path, "rb") as f:
         f.seek(max(0, path.stat().st_size - 2000))
-        lines = f.read().decode(errors="replace").strip().splitlines()
+        # "\n" only: splitlines() would also break at NEL, FF... that a bot chooses
+        lines = f.read().decode(errors="replace").strip().split("\n")
     return printable(lines[-1], 300) if lines else ""

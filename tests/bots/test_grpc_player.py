@@ -13,7 +13,16 @@ import grpc
 import pytest
 
 from arena.bots.grpc_player import GrpcPlayer
-from arena.bots.player import BadReply, BotDied, BotTimeout, MatchInfo, Request, StaleReply
+from arena.bots.player import (
+    BadReply,
+    BotDied,
+    BotTimeout,
+    GameEnd,
+    MatchEnd,
+    MatchInfo,
+    Request,
+    StaleReply,
+)
 from arena.bots.wire import PROTOCOL, observation_from_proto, request_to_proto
 from arena.game import BHOOS, PAGAT, Deal
 from arena.proto import bot_pb2 as pb
@@ -25,13 +34,17 @@ INFO = MatchInfo("m", PAGAT, 200, 1000)
 
 
 class Scripted(pb_grpc.BotServicer):
-    """A peer answering decision ``id`` with ``answer(id)``: a reply, a delay, or None."""
+    """A peer answering decision ``id`` with ``answer(id)``: a reply, a delay, or None; it
+    keeps the kinds of the events it was sent."""
 
     def __init__(self, answer) -> None:
         self.answer = answer
+        self.events: list[str] = []
 
     def Play(self, request_iterator, context):
         for msg in request_iterator:
+            if msg.WhichOneof("kind") == "event":
+                self.events.append(msg.event.WhichOneof("kind"))
             if msg.WhichOneof("kind") == "hello":
                 yield pb.BotMessage(hello=pb.HelloReply(protocol=PROTOCOL, name="scripted"))
             elif msg.WhichOneof("kind") == "decision":
@@ -49,13 +62,15 @@ def peer(tmp_path):
 
     def start(answer) -> GrpcPlayer:
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        pb_grpc.add_BotServicer_to_server(Scripted(answer), server)
+        servicer = Scripted(answer)
+        pb_grpc.add_BotServicer_to_server(servicer, server)
         address = f"unix:{tmp_path}/peer{len(servers)}.sock"
         server.add_insecure_port(address)
         server.start()
         servers.append(server)
         player = GrpcPlayer(address, "peer")
         player.start(INFO, 5)
+        player.servicer = servicer  # type: ignore[attr-defined]
         return player
 
     yield start
@@ -72,6 +87,16 @@ def test_a_reply_echoing_the_id_is_the_move(peer):
     player = peer(lambda i: pb.DecisionReply(id=i, call=5))
     assert player.decide(call_request(1), 1.0) == 5
     assert player.bot_name == "scripted"
+
+
+def test_the_events_sent_just_before_close_reach_the_bot(peer):
+    """The referee closes every player after each game, right after GameEnd: the bot must
+    still read it (the stream is half-closed, and the bot's end awaited briefly)."""
+    player = peer(lambda i: pb.DecisionReply(id=i, call=5))
+    player.notify(GameEnd(0, (1.0, 2.0, 3.0, 4.0)))
+    player.notify(MatchEnd())
+    player.close()
+    assert player.servicer.events == ["game_end", "match_end"]
 
 
 def test_a_mismatched_id_is_a_stale_reply(peer):

@@ -43,10 +43,6 @@ NUL = b"\0"
 LEASE_UIDS = range(POLICY.uid_base, POLICY.uid_base + POLICY.uid_count)  # 50000-50999
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: plays whole matches with sandboxed bot processes")
-
-
 # --------------------------------------------------------------------------- processes
 
 
