@@ -23,7 +23,7 @@ from arena.bots import sandbox as sb
 
 def reachable_by_others(path: str) -> bool:
     """Can a bot under its own uid (rlimits mode as root) execute ``path``?"""
-    p = Path(path)
+    p = Path(os.path.realpath(path))  # a venv's python is a symlink to the real one
     return all(os.stat(d).st_mode & 0o001 for d in p.parents) and bool(os.stat(p).st_mode & 0o005)
 
 
