@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import shutil
 import subprocess
 import tempfile
 import time
@@ -13,20 +12,15 @@ from arena.bots.grpc_player import GrpcPlayer
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import BotPackage
 from arena.bots.player import BotDied, Event, MatchInfo, Move, Request
-from arena.bots.sandbox import (
-    SandboxedProcess,
-    SandboxError,
-    SandboxPolicy,
-    launch,
-    socket_endpoint,
-)
+from arena.bots.sandbox import SandboxedProcess, SandboxError, SandboxPolicy, UnsafeSocket, launch
 
 _EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before reporting
 
 
 class ProcessPlayer:
     """Starts the package's command in the sandbox with the socket address as its last
-    argument and in ``CALLBREAK_ADDRESS``; its log is kept in ``log_dir``."""
+    argument and in ``CALLBREAK_ADDRESS``; its log is kept in ``log_dir``. Restartable:
+    every :meth:`start` after :meth:`close` launches a fresh sandbox, appending to the log."""
 
     def __init__(
         self,
@@ -43,47 +37,45 @@ class ProcessPlayer:
         self.log_path: Path | None = None
         self._proc: SandboxedProcess | None = None
         self._grpc: GrpcPlayer | None = None
-        self._run_dir: Path | None = None
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        # The bot may write its socket dir, so its log lives beside it, never inside.
-        self._run_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-        # Without bwrap (rlimits mode) a bot running under its own uid must reach its socket
-        # dir in here, and launch() checks for that: mkdtemp's 0700 would refuse every bot.
-        self._run_dir.chmod(0o755)
-        socket_dir = self._run_dir / "sock"
-        socket_dir.mkdir()
-        log_dir = self.log_dir or self._run_dir
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = log_dir / f"{self.name}.log"
+        append = self.log_path is not None  # a restart keeps what earlier runs logged
+        if self.log_path is None:
+            log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix="arena-bot-log-"))
+            log_dir.mkdir(parents=True, exist_ok=True)
+            self.log_path = log_dir / f"{self.name}.log"
         try:
-            endpoint = socket_endpoint(socket_dir, policy=self.policy)
             self._proc = launch(
-                [*self.package.launch_command(), endpoint.bot_address],
+                self.package.launch_command(),
                 self.package.root,
-                socket_dir=socket_dir,
                 log_path=self.log_path,
                 limits=self.limits,
-                env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
+                address_env="CALLBREAK_ADDRESS",
+                address_arg=True,
+                append_log=append,
                 policy=self.policy,
             )
         except (SandboxError, OSError) as exc:
             raise BotDied(f"could not start: {exc}") from None
-        self._wait_for_socket(endpoint.host_path, deadline)
-        self._grpc = GrpcPlayer(endpoint.host_address, self.name)
+        self._grpc = GrpcPlayer(self._connect_address(deadline), self.name)
         try:
             self._grpc.start(info, max(0.1, deadline - time.monotonic()))
         except BotDied as exc:
             raise BotDied(self._explain(exc.reason)) from None
 
-    def _wait_for_socket(self, path: Path, deadline: float) -> None:
-        while not path.exists():
+    def _connect_address(self, deadline: float) -> str:
+        """Wait for the bot's socket, then the checked address to connect to."""
+        while not self._proc.socket_ready():
             if not self._proc.alive():
                 raise BotDied(self._explain("exited during start-up"))
             if time.monotonic() > deadline:
                 raise BotDied(self._explain("did not open its socket in time"))
             time.sleep(0.005)
+        try:
+            return self._proc.connect_address()
+        except UnsafeSocket as exc:
+            raise BotDied(f"refused to connect: {exc}") from None
 
     def decide(self, request: Request, timeout_s: float) -> Move:
         if self._grpc is None:
@@ -106,12 +98,9 @@ class ProcessPlayer:
     def close(self) -> None:
         if self._grpc is not None:
             self._grpc.close()
+            self._grpc = None
         if self._proc is not None:
             self._proc.stop()
-        if self._run_dir is not None:  # keep the log unless it lives in its own log_dir
-            doomed = self._run_dir if self.log_dir is not None else self._run_dir / "sock"
-            shutil.rmtree(doomed, ignore_errors=True)
-            self._run_dir = None
 
     def _explain(self, reason: str) -> str:
         """Add the exit status and the last line of the bot's log, which authors need."""

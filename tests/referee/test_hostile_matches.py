@@ -229,6 +229,29 @@ def test_no_network_even_to_the_hosts_loopback(run_match, copy_bot) -> None:
     assert set(public) <= {"ENETUNREACH", "EHOSTUNREACH", "timeout"}
 
 
+def test_a_symlink_in_place_of_its_socket_is_never_followed(
+    run_match, copy_bot, open_area: Path
+) -> None:
+    bot = copy_bot("symlink_socket")
+    victim = open_area / "postgres.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(victim))
+        victim.chmod(0o777)
+        listener.listen(16)
+        (bot / "target.txt").write_text(f"{victim}\n")
+        (bot / "target.txt").chmod(0o644)
+        run = run_match(bot)
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):  # the platform never connected to it
+            listener.accept()
+    run.assert_completed_and_contained()
+    assert run.kinds() == ["start_failed", "forfeit"]
+    assert "refused to connect: the bot's socket path bot.sock is a symlink" in (
+        run.faults()[0].reason
+    )
+    assert f"planted a symlink to {victim}" in run.log
+
+
 def test_no_reading_outside_its_directory(
     run_match, copy_bot, open_area: Path, tmp_path: Path
 ) -> None:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from .policy import BOT_DIR_INSIDE, SOCKET_DIR_INSIDE, SandboxError, SandboxPolicy
+from .policy import BOT_DIR_INSIDE, SandboxError, SandboxPolicy
 from .request import _LaunchRequest
 
 # Host paths bound read-only into the bwrap sandbox (when they exist), besides /usr, the
@@ -60,12 +60,14 @@ def _bot_env(env_extra: Mapping[str, str], home: str) -> dict[str, str]:
     return env
 
 
-def _bwrap_argv(request: _LaunchRequest, inner: list[str]) -> list[str]:
+def _bwrap_argv(
+    request: _LaunchRequest, inner: list[str], env_extra: Mapping[str, str]
+) -> list[str]:
     """bwrap's full command line, running ``inner`` in the bot's sandbox."""
     args = _namespace_args(as_root=request.as_root)
     args += _filesystem_args(request)
     args += ["--chdir", str(request.inside_cwd), "--clearenv"]
-    for key, value in _bot_env(request.env_extra, "/tmp").items():
+    for key, value in _bot_env(env_extra, "/tmp").items():
         args += ["--setenv", key, value]
     if request.as_root:
         # Only what setpriv needs to switch to the bot's uid; it drops them all again.
@@ -93,8 +95,8 @@ def _namespace_args(*, as_root: bool) -> list[str]:
 
 
 def _filesystem_args(request: _LaunchRequest) -> list[str]:
-    """The bot's filesystem: private /dev, /proc and /tmp, the runtime read-only, its own
-    directory read-only at /bot and its socket directory writable at /run/arena."""
+    """The bot's filesystem: private /dev, /proc and /tmp (where its socket goes), the runtime
+    read-only and its own directory read-only at /bot. Nothing of the host is writable."""
     # The private /dev, /proc and /tmp first: a runtime path under /tmp (a checkout or a venv
     # there) is then bound on top of the tmpfs instead of being hidden by it.
     args = ["--dev", "/dev", "--proc", "/proc"]
@@ -106,8 +108,6 @@ def _filesystem_args(request: _LaunchRequest) -> list[str]:
     for path in host_paths:
         args += [*_parent_dir_args(path, made), "--ro-bind", path, path]
     args += ["--ro-bind", str(request.bot_dir), str(BOT_DIR_INSIDE)]
-    args += _parent_dir_args(str(SOCKET_DIR_INSIDE), made)
-    args += ["--bind", str(request.socket_dir), str(SOCKET_DIR_INSIDE)]
     # bwrap's own / and /dev are tmpfs owned by the bot's uid when there is a user
     # namespace: freeze them (non-recursive, so the mounts above keep their modes).
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .policy import Mode
+from .endpoint import open_namespace_dir, open_socket, present
+from .policy import TMP_INSIDE, Mode, UnsafeSocket
 from .procfs import (
     _KILL_TIMEOUT,
     _all_pids,
@@ -54,10 +55,15 @@ class SandboxedProcess:
         log_fd: int,
         log_file: BinaryIO,
         private_tmp: Path | None,
+        tmp_fd: int | None,
+        bot_address: str,
     ) -> None:
         self._popen = popen
         self.mode: Mode = request.mode
-        self.endpoint = request.endpoint
+        self.bot_address = bot_address
+        self._socket_name = request.socket_name
+        self._tmp_fd = tmp_fd  # the bot's /tmp: opened at launch (rlimits) or once set up
+        self._socket_fd: int | None = None
         self.log_path = request.log_path
         self.limits = request.limits
         self._policy = request.policy
@@ -132,6 +138,43 @@ class SandboxedProcess:
             rss += sample[1]
             count += 1
         return ResourceUsage(cpu_seconds=cpu, rss_bytes=rss, processes=count)
+
+    # ---- the bot's socket
+
+    def socket_ready(self) -> bool:
+        """Whether the bot has put something at its socket path (not yet checked: see
+        :meth:`connect_address`)."""
+        dir_fd = self._bot_tmp_fd()
+        return dir_fd is not None and present(dir_fd, self._socket_name)
+
+    def connect_address(self) -> str:
+        """A gRPC target (``unix:/proc/self/fd/N``) for the bot's socket, checked to be a
+        socket owned by the bot (never a symlink it planted); valid until :meth:`stop` or
+        the next call. Raises :class:`UnsafeSocket`."""
+        dir_fd = self._bot_tmp_fd()
+        if dir_fd is None:
+            raise UnsafeSocket("the sandbox is not running or not set up yet")
+        owner = os.geteuid() if self._lease is None else self._lease.uid
+        fd = open_socket(dir_fd, self._socket_name, owner)
+        with self._lock:
+            self._close_fds(tmp=False)
+            self._socket_fd = fd
+        return f"unix:/proc/self/fd/{fd}"
+
+    def _bot_tmp_fd(self) -> int | None:
+        with self._lock:
+            if self._tmp_fd is None and self.mode == "bwrap" and not self._stopped:
+                self._find_namespace()
+                if self._ns_init is not None:
+                    self._tmp_fd = open_namespace_dir(self._ns_init, TMP_INSIDE)
+            return self._tmp_fd
+
+    def _close_fds(self, *, tmp: bool) -> None:
+        for name in ("_socket_fd", "_tmp_fd") if tmp else ("_socket_fd",):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
 
     # ---- waiting and reaping
 
@@ -236,6 +279,8 @@ class SandboxedProcess:
                 gone = self._kill_tree(grace)
             finally:
                 self._stopped = True
+                with self._lock:
+                    self._close_fds(tmp=True)
                 self._stop_reading.set()
                 self._reader.join(timeout=_KILL_TIMEOUT)
                 if self._lease is not None and gone:

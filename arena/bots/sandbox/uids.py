@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import shutil
 import stat
 from pathlib import Path
 
@@ -27,12 +28,12 @@ class _UidLease:
     @classmethod
     def acquire(cls, policy: SandboxPolicy) -> _UidLease:
         lock_dir = policy.uid_lock_dir
-        _private_dir(lock_dir)
+        _owned_dir(lock_dir, 0o700)
         for uid in range(policy.uid_base, policy.uid_base + policy.uid_count):
             fd = _try_lock(lock_dir, uid)
             if fd is None:
                 continue
-            if _swept(fd, uid):
+            if _swept(fd, uid, policy):
                 os.pwrite(fd, f"in use by pid {os.getpid()}".encode().ljust(31) + b"\n", 0)
                 return cls(uid, fd)
             os.close(fd)
@@ -59,15 +60,16 @@ def _try_lock(lock_dir: Path, uid: int) -> int | None:
     return fd
 
 
-def _swept(fd: int, uid: int) -> bool:
-    """Whether no process runs under an unheld uid any more. Unless its last holder released
-    it cleanly (a platform process crashed), its leftovers are killed first."""
+def _swept(fd: int, uid: int, policy: SandboxPolicy) -> bool:
+    """Whether no process and no file of an unheld uid is left. Unless its last holder
+    released it cleanly (a platform process crashed), its leftovers are removed first."""
     if os.pread(fd, len(_CLEAN), 0) == _CLEAN:
         return True
-    if _kill_until_gone(lambda: _pids_of_uid(uid)):
-        return True
-    logger.error("sandbox uid %d has unkillable leftover processes; skipping it", uid)
-    return False
+    if not _kill_until_gone(lambda: _pids_of_uid(uid)):
+        logger.error("sandbox uid %d has unkillable leftover processes; skipping it", uid)
+        return False
+    shutil.rmtree(policy.private_tmp_root / str(uid), ignore_errors=True)
+    return True
 
 
 def sweep_leftovers(policy: SandboxPolicy) -> int:
@@ -84,7 +86,7 @@ def sweep_leftovers(policy: SandboxPolicy) -> int:
         if fd is None:
             continue
         try:
-            if os.pread(fd, len(_CLEAN), 0) != _CLEAN and _swept(fd, uid):
+            if os.pread(fd, len(_CLEAN), 0) != _CLEAN and _swept(fd, uid, policy):
                 os.pwrite(fd, _CLEAN, 0)
                 cleaned += 1
         finally:
@@ -92,13 +94,21 @@ def sweep_leftovers(policy: SandboxPolicy) -> int:
     return cleaned
 
 
-def _private_dir(path: Path) -> None:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+def _owned_dir(path: Path, mode: int) -> None:
+    """Make sure ``path`` is a directory of ours that others can do no more than ``mode``."""
+    path.mkdir(mode=mode, parents=True, exist_ok=True)
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
         raise SandboxError(f"{path} must be a directory owned by uid {os.geteuid()}")
-    if st.st_mode & 0o077:
-        os.chmod(path, 0o700)
+    if stat.S_IMODE(st.st_mode) != mode:
+        os.chmod(path, mode)
+
+
+def _private_tmp_path(policy: SandboxPolicy, uid: int) -> Path:
+    """Where the bot under ``uid`` gets its private tmp dir in rlimits mode (root only): in
+    a root-owned folder others may only traverse."""
+    _owned_dir(policy.private_tmp_root, 0o711)
+    return policy.private_tmp_root / str(uid)
 
 
 def _check_reachable(path: Path, *, ancestors: bool) -> None:
