@@ -34,7 +34,11 @@ class Limits:
     open_files
         RLIMIT_NOFILE.
     tmp_bytes
-        Size of the private /tmp tmpfs (bwrap mode only; it is RAM-backed).
+        Size of the private /tmp tmpfs (bwrap mode only; RAM-backed, and charged to the
+        memory cgroup where there is one). /dev/shm is a separate 8 MiB tmpfs.
+    tmp_inodes
+        Most files, directories and sockets in /tmp, and in /dev/shm (bwrap mode as root
+        only): each costs the host ~1 KiB of kernel memory, even when empty.
     log_bytes
         Bytes of stdout+stderr kept in the bot's log file; the rest is drained and dropped.
     """
@@ -46,6 +50,7 @@ class Limits:
     file_size_bytes: int = 64 * MiB
     open_files: int = 256
     tmp_bytes: int = 64 * MiB
+    tmp_inodes: int = 8192
     log_bytes: int = 1 * MiB
 
     def __post_init__(self) -> None:

@@ -24,6 +24,11 @@ _ETC_PATHS = (
 )
 _TOP_LEVEL_RUNTIME = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _SHM_BYTES = 8 * 1024 * 1024  # /dev/shm (POSIX semaphores, e.g. multiprocessing)
+# Run before the privilege drop, with CAP_SYS_ADMIN: bwrap's --tmpfs cannot cap inodes.
+_REMOUNT = (
+    'for d in /tmp /dev/shm; do "$0" -o "remount,nr_inodes=$1" "$d" || exit 125; done; '
+    'shift; exec "$@"'
+)
 
 
 def _runtime_paths(policy: SandboxPolicy) -> list[str]:
@@ -62,17 +67,30 @@ def _bot_env(env_extra: Mapping[str, str], home: str) -> dict[str, str]:
 
 def _bwrap_argv(
     request: _LaunchRequest, inner: list[str], env_extra: Mapping[str, str]
-) -> list[str]:
-    """bwrap's full command line, running ``inner`` in the bot's sandbox."""
+) -> tuple[list[str], list[str]]:
+    """bwrap's options, and the command it runs in the sandbox (``inner``, as root behind
+    the inode cap)."""
     args = _namespace_args(as_root=request.as_root)
     args += _filesystem_args(request)
     args += ["--chdir", str(request.inside_cwd), "--clearenv"]
     for key, value in _bot_env(env_extra, "/tmp").items():
         args += ["--setenv", key, value]
     if request.as_root:
-        # Only what setpriv needs to switch to the bot's uid; it drops them all again.
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-    return [request.policy.bwrap_path, *args, "--", *inner]
+        # What mount needs to cap /tmp's inodes and setpriv to switch to the bot's uid;
+        # setpriv drops them all again.
+        for cap in ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
+            args += ["--cap-add", cap]
+        inner = _inode_cap(request, inner)
+    return args, inner
+
+
+def _inode_cap(request: _LaunchRequest, inner: list[str]) -> list[str]:
+    """``inner`` behind a remount of /tmp and /dev/shm with at most ``limits.tmp_inodes``
+    inodes each (a million empty files would otherwise cost the host ~1.2 GB of kernel
+    memory)."""
+    tools = request.tools
+    inodes = str(request.limits.tmp_inodes)
+    return [tools["sh"], "-c", _REMOUNT, tools["mount"], inodes, *inner]
 
 
 def _namespace_args(*, as_root: bool) -> list[str]:

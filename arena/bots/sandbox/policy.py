@@ -62,12 +62,17 @@ class SandboxPolicy:
     extra_ro_paths: tuple[str, ...] = ()
     stop_grace_seconds: float = 2.0
     private_tmp_root: Path = Path(tempfile.gettempdir()) / "arena-sandbox-tmp"
+    use_cgroups: bool = True
+    cgroup_parent: str = "arena-sandbox"
 
     def __post_init__(self) -> None:
         if self.mode not in ("auto", "bwrap", "rlimits"):
             raise ValueError(f"SandboxPolicy.mode must be auto, bwrap or rlimits: {self.mode!r}")
         if self.uid_base <= 0 or self.uid_count <= 0:
             raise ValueError("SandboxPolicy.uid_base and uid_count must be positive")
+        parent = PurePosixPath(self.cgroup_parent)
+        if parent.is_absolute() or ".." in parent.parts or not parent.parts:
+            raise ValueError(f"SandboxPolicy.cgroup_parent must be a relative path: {parent}")
 
     @classmethod
     def from_env(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from .cgroups import BotCgroup, Control
 from .endpoint import open_namespace_dir, open_socket, present
 from .policy import TMP_INSIDE, Mode, UnsafeSocket
 from .procfs import (
@@ -57,6 +58,7 @@ class SandboxedProcess:
         private_tmp: Path | None,
         tmp_fd: int | None,
         bot_address: str,
+        cgroup: BotCgroup | None,
     ) -> None:
         self._popen = popen
         self.mode: Mode = request.mode
@@ -68,6 +70,7 @@ class SandboxedProcess:
         self.limits = request.limits
         self._policy = request.policy
         self._lease = lease
+        self._cgroup = cgroup
         self._private_tmp = private_tmp
         self._lock = threading.RLock()
         self._stop_lock = threading.Lock()
@@ -100,6 +103,12 @@ class SandboxedProcess:
     def uid(self) -> int | None:
         """Host uid the bot runs as when the platform is root (None: the platform's uid)."""
         return None if self._lease is None else self._lease.uid
+
+    @property
+    def resource_control(self) -> Control:
+        """What enforces memory and task limits: ``cgroup2``/``cgroup1`` (the whole sandbox,
+        shared memory and tmpfs included), or ``rlimits`` (per process; see docs/sandbox.md)."""
+        return "rlimits" if self._cgroup is None else self._cgroup.version
 
     @property
     def returncode(self) -> int | None:
@@ -229,6 +238,8 @@ class SandboxedProcess:
     def _is_member(self, pid: int) -> bool:
         if pid == os.getpid():
             return False
+        if self._cgroup is not None:  # nothing the bot starts can leave its groups
+            return self._cgroup.contains(pid) and _is_live(pid)
         if self._ns is not None:  # nothing leaves a pid namespace; cheaper than the uid
             return _pid_ns(pid) == self._ns and _is_live(pid)
         if self._lease is not None:
@@ -237,6 +248,9 @@ class SandboxedProcess:
 
     def _members(self) -> list[int]:
         """Live processes of the sandbox other than the launched process itself."""
+        if self._cgroup is not None:
+            pids = self._cgroup.pids()
+            return [p for p in pids if p != self._popen.pid and _is_live(p)]
         if self._lease is None and self._ns is None:
             return []
         return [p for p in _all_pids() if p != self._popen.pid and self._is_member(p)]
@@ -283,6 +297,8 @@ class SandboxedProcess:
                     self._close_fds(tmp=True)
                 self._stop_reading.set()
                 self._reader.join(timeout=_KILL_TIMEOUT)
+                if self._cgroup is not None:
+                    gone = self._cgroup.remove() and gone
                 if self._lease is not None and gone:
                     self._lease.release(clean=True)  # a dirty uid stays locked until we exit
                 if self._private_tmp is not None:

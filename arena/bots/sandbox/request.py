@@ -16,9 +16,10 @@ _TOOL_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 
 
 def _tools() -> dict[str, str]:
-    """util-linux helpers used to drop privileges and set rlimits after bwrap's setup."""
+    """util-linux helpers used to drop privileges, set rlimits and cap /tmp's inodes after
+    bwrap's setup, and the shell chaining them."""
     found = {}
-    for name in ("prlimit", "setpriv"):
+    for name in ("prlimit", "setpriv", "mount", "sh"):
         path = shutil.which(name, path=_TOOL_PATH)
         if path is None:
             raise SandboxError(f"`{name}` (util-linux) not found in {_TOOL_PATH}")

@@ -9,6 +9,7 @@ import shutil
 import stat
 from pathlib import Path
 
+from .cgroups import sweep_groups
 from .policy import SandboxError, SandboxPolicy
 from .procfs import _kill_until_gone, _pids_of_uid
 
@@ -65,7 +66,7 @@ def _swept(fd: int, uid: int, policy: SandboxPolicy) -> bool:
     released it cleanly (a platform process crashed), its leftovers are removed first."""
     if os.pread(fd, len(_CLEAN), 0) == _CLEAN:
         return True
-    if not _kill_until_gone(lambda: _pids_of_uid(uid)):
+    if not (sweep_groups(policy, uid) and _kill_until_gone(lambda: _pids_of_uid(uid))):
         logger.error("sandbox uid %d has unkillable leftover processes; skipping it", uid)
         return False
     shutil.rmtree(policy.private_tmp_root / str(uid), ignore_errors=True)
