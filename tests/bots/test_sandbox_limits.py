@@ -1,0 +1,211 @@
+"""The sandbox's resource caps against hostile bots (tests/bots/hostile/): cgroups, shared
+memory, tmpfs bytes and inodes, nested user namespaces, and what a killed platform leaves."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.bots import sandbox as sb
+from arena.bots.limits import Limits, MiB
+from arena.bots.sandbox.cgroups import hierarchies
+from tests.bots.conftest import need_bwrap
+from tests.bots.test_sandbox import (
+    GRACE,
+    HOSTILE,
+    ROOT,
+    json_output,
+    log_text,
+    marker_pids,
+    start,
+    wait_for,
+)
+from tests.support import need
+
+POLICY = sb.SandboxPolicy(stop_grace_seconds=GRACE)
+
+
+def need_cgroups() -> None:
+    need(ROOT and hierarchies(POLICY) is not None, "per-bot cgroups need root and a cgroup fs")
+
+
+def group_dirs(uid: int) -> list[Path]:
+    where = hierarchies(POLICY)
+    assert where is not None
+    roots = dict.fromkeys([where.memory, where.pids])
+    return [root / POLICY.cgroup_parent / f"uid-{uid}" for root in roots]
+
+
+def group_file(uid: int, name: str) -> str:
+    for group in group_dirs(uid):
+        if (group / name).exists():
+            return (group / name).read_text().strip()
+    raise AssertionError(f"no {name} in {group_dirs(uid)}")
+
+
+def bot_limit(pid: int, name: str) -> str:
+    """The soft limit ``name`` (e.g. "Max processes") of a process, from /proc/PID/limits."""
+    text = Path(f"/proc/{pid}/limits").read_text()
+    return re.search(rf"^{name}\s+(\S+)", text, re.M)[1]
+
+
+# --------------------------------------------------------------------------- cgroups
+
+
+def test_cgroup_is_active_and_its_pids_max_stops_a_fork_bomb(area: Path, mode: str) -> None:
+    need_cgroups()
+    marker = uuid.uuid4().hex
+    limits = Limits(max_processes=32, memory_bytes=512 * MiB)
+    proc = start(area, "fork_bomb.py", marker, mode=mode, limits=limits)
+    try:
+        assert proc.resource_control == hierarchies(POLICY).version
+        assert wait_for(lambda: "fork refused" in log_text(proc), timeout=10), log_text(proc)
+        assert group_file(proc.uid, "pids.max") == "32"
+        memory = "memory.max" if proc.resource_control == "cgroup2" else "memory.limit_in_bytes"
+        assert group_file(proc.uid, memory) == str(512 * MiB)
+        assert int(group_file(proc.uid, "pids.current")) <= 32
+        bots = marker_pids(marker)
+        assert bots
+        for pid in bots[:5]:  # the host sees each process in the bot's own groups
+            cgroups = Path(f"/proc/{pid}/cgroup").read_text()
+            assert cgroups.count(f"/{POLICY.cgroup_parent}/uid-{proc.uid}\n") >= 1, cgroups
+            # ...and it was pids.max that refused the fork, not an rlimit
+            assert bot_limit(pid, "Max processes") != "32"
+    finally:
+        proc.stop()
+    assert marker_pids(marker) == []
+    assert not any(group.exists() for group in group_dirs(proc.uid))  # removed at stop
+
+
+def test_shared_memory_beyond_the_cap_kills_only_the_bot(area: Path, mode: str) -> None:
+    """RLIMIT_DATA does not count MAP_SHARED memory; the memory cgroup does."""
+    need_cgroups()
+    limits = Limits(memory_bytes=256 * MiB)
+    proc = start(area, "shared_memory.py", "1024", mode=mode, limits=limits)
+    rc = proc.wait(timeout=60)
+    text = log_text(proc)
+    proc.stop()
+    touched = {"parent": 0, "child": 0}
+    for role, mib in re.findall(r"^(parent|child) touched (\d+) MiB$", text, re.M):
+        touched[role] = max(touched[role], int(mib))
+    assert touched["parent"] + touched["child"] <= 256, (touched, text[-500:])
+    assert touched["parent"] + touched["child"] >= 64  # it did get going
+    assert "held" not in text and rc != 0
+    assert subprocess.run(["true"], check=False).returncode == 0  # the host is fine
+
+
+def test_a_tmpfs_bigger_than_the_memory_cap_is_capped_by_it(area: Path) -> None:
+    need_bwrap()
+    need_cgroups()
+    limits = Limits(memory_bytes=128 * MiB, tmp_bytes=512 * MiB, file_size_bytes=512 * MiB)
+    proc = start(area, "big_file.py", "512", mode="bwrap", limits=limits)
+    proc.wait(timeout=30)
+    text = log_text(proc)
+    lines = [line for line in text.splitlines() if line.startswith("{")]
+    proc.stop()
+    if lines:  # refused with an error it could report...
+        result = json.loads(lines[-1])
+        assert result["error"] is not None and result["written"] <= 128 * MiB, result
+    else:  # ...or killed by the group's OOM killer before it could
+        assert proc.returncode != 0, text
+
+
+# --------------------------------------------------------------------------- tmpfs, userns
+
+
+def test_writes_beyond_the_tmpfs_caps_fail(area: Path) -> None:
+    need_bwrap()
+    limits = Limits(tmp_bytes=4 * MiB, tmp_inodes=1024)
+    marker = uuid.uuid4().hex
+    proc = start(area, "fill_everything.py", marker, "1000000", "shm", mode="bwrap", limits=limits)
+    assert wait_for(lambda: "lingering" in log_text(proc), timeout=60), log_text(proc)[-500:]
+    result = json_output(proc)
+    assert result["big"]["error"] == "ENOSPC" and result["big"]["bytes"] <= 4 * MiB
+    if ROOT:  # the inode cap needs the remount before the privilege drop
+        for place in ("tmp_files", "shm_files"):
+            assert result[place]["error"] == "ENOSPC", result
+            assert result[place]["count"] < 1024, result
+    for path in ("/escape.txt", "/run/arena/escape.txt", "/bot/escape.txt", "/var/tmp/x.txt"):
+        assert result[path] in ("EROFS", "ENOENT", "EACCES"), (path, result[path])
+    assert marker_pids(marker) == []
+
+
+def test_no_nested_user_namespace_for_a_bigger_tmpfs(area: Path) -> None:
+    need_bwrap()
+    proc = start(area, "nested_userns.py", mode="bwrap")
+    proc.wait(timeout=30)
+    result = json_output(proc)
+    # root: the seccomp filter; unprivileged: bwrap's --disable-userns (max namespaces 1)
+    assert result["unshare"] in ("EPERM", "ENOSPC"), result
+    assert result["written"] == 0
+
+
+# --------------------------------------------------------------------------- a killed platform
+
+PLATFORM = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from arena.bots import sandbox as sb
+    from arena.bots.limits import Limits, MiB
+
+    area, mode, marker, files, extra = sys.argv[1:6]
+    policy = sb.SandboxPolicy(
+        mode=mode, uid_base=59970, uid_count=1, uid_lock_dir=Path(area) / "locks",
+        private_tmp_root=Path(area) / "tmps",
+    )
+    limits = Limits(tmp_bytes=4 * MiB, tmp_inodes=1024)
+    args = ["python3", "fill_everything.py", marker, files, *extra.split()]
+    proc = sb.launch(args, Path(area) / "bot", log_path=Path(area) / "bot.log",
+                     limits=limits, policy=policy)
+    print("launched", proc.uid, proc.resource_control, flush=True)
+    time.sleep(60)
+    """
+)
+
+
+def test_nothing_remains_after_the_platform_is_killed(area: Path, mode: str) -> None:
+    if not ROOT:
+        pytest.skip("the sweep works on leased uids, which need root")
+    bot = area / "bot"
+    bot.mkdir(mode=0o755)
+    (bot / "fill_everything.py").write_bytes((HOSTILE / "fill_everything.py").read_bytes())
+    (bot / "fill_everything.py").chmod(0o644)
+    marker = uuid.uuid4().hex
+    # rlimits mode writes the host's disk: keep it small there.
+    files, extra = ("1000000", "shm") if mode == "bwrap" else ("100", "")
+    platform = subprocess.Popen(
+        [sys.executable, "-c", PLATFORM, str(area), mode, marker, files, extra],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        launched = platform.stdout.readline().split()
+        assert launched[:2] == ["launched", "59970"], launched
+        log = area / "bot.log"
+        assert wait_for(lambda: "lingering" in log.read_text(errors="replace"), timeout=60)
+        groups = group_dirs(59970) if launched[2] != "rlimits" else []
+        assert all(group.exists() for group in groups)
+        os.kill(platform.pid, signal.SIGKILL)  # mid-match: no stop(), no cleanup
+    finally:
+        platform.kill()
+        platform.wait()
+    policy = sb.SandboxPolicy(
+        uid_base=59970, uid_count=1, uid_lock_dir=area / "locks", private_tmp_root=area / "tmps"
+    )
+    assert sb.sweep_leftovers(policy) == 1
+    assert wait_for(lambda: marker_pids(marker) == [])
+    assert not any(group.exists() for group in groups)
+    # Nothing the bot wrote is left on the host: only its log and the platform's files.
+    assert {p.name for p in area.iterdir()} <= {"bot", "bot.log", "locks", "tmps"}
+    assert not (area / "tmps").exists() or list((area / "tmps").iterdir()) == []
+    assert [p.name for p in bot.iterdir()] == ["fill_everything.py"]
