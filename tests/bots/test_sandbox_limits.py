@@ -29,13 +29,9 @@ from tests.bots.test_sandbox import (
     start,
     wait_for,
 )
-from tests.support import need
+from tests.support import need_cgroups
 
 POLICY = sb.SandboxPolicy(stop_grace_seconds=GRACE)
-
-
-def need_cgroups() -> None:
-    need(ROOT and hierarchies(POLICY) is not None, "per-bot cgroups need root and a cgroup fs")
 
 
 def group_dirs(uid: int) -> list[Path]:
@@ -62,7 +58,7 @@ def bot_limit(pid: int, name: str) -> str:
 
 
 def test_cgroup_is_active_and_its_pids_max_stops_a_fork_bomb(area: Path, mode: str) -> None:
-    need_cgroups()
+    need_cgroups(POLICY)
     marker = uuid.uuid4().hex
     limits = Limits(max_processes=32, memory_bytes=512 * MiB)
     proc = start(area, "fork_bomb.py", marker, mode=mode, limits=limits)
@@ -88,7 +84,7 @@ def test_cgroup_is_active_and_its_pids_max_stops_a_fork_bomb(area: Path, mode: s
 
 def test_shared_memory_beyond_the_cap_kills_only_the_bot(area: Path, mode: str) -> None:
     """RLIMIT_DATA does not count MAP_SHARED memory; the memory cgroup does."""
-    need_cgroups()
+    need_cgroups(POLICY)
     limits = Limits(memory_bytes=256 * MiB)
     proc = start(area, "shared_memory.py", "1024", mode=mode, limits=limits)
     rc = proc.wait(timeout=60)
@@ -105,7 +101,7 @@ def test_shared_memory_beyond_the_cap_kills_only_the_bot(area: Path, mode: str) 
 
 def test_a_tmpfs_bigger_than_the_memory_cap_is_capped_by_it(area: Path) -> None:
     need_bwrap()
-    need_cgroups()
+    need_cgroups(POLICY)
     limits = Limits(memory_bytes=128 * MiB, tmp_bytes=512 * MiB, file_size_bytes=512 * MiB)
     proc = start(area, "big_file.py", "512", mode="bwrap", limits=limits)
     proc.wait(timeout=30)
