@@ -24,11 +24,12 @@ Typical use::
         ...
 
 Modules, each importing only those above it: ``policy`` (policy, paths, errors),
-``procfs`` (/proc scans, signals), ``endpoint`` (reaching the socket safely), ``uids``
+``procfs`` (/proc scans, signals), ``endpoint`` (reaching the socket safely), ``cgroups``
+(a memory and pids group per bot), ``seccomp`` (no nested user namespaces), ``uids``
 (per-bot uid leases as root), ``request`` (a checked launch request), ``bwrap``
-(environment, bwrap's command line), ``process``
+(environment, bwrap's command line), ``logpump`` (capped log capture), ``process``
 (:class:`SandboxedProcess`), ``spawner`` (the forking thread), ``start`` (starting a
-request), ``detect`` (mode probe and fallback warning), ``launcher`` (the entry points).
+request), ``detect`` (mode probe and fallback warning), ``launcher`` (the entry point).
 Everything logs to the logger named after this package.
 """
 

@@ -18,6 +18,7 @@ from typing import BinaryIO
 
 from .cgroups import BotCgroup, Control
 from .endpoint import open_namespace_dir, open_socket, present
+from .logpump import _LogPump
 from .policy import TMP_INSIDE, Mode, UnsafeSocket
 from .procfs import (
     _KILL_TIMEOUT,
@@ -81,16 +82,7 @@ class SandboxedProcess:
         self._ns_init: int | None = None
         self._ns: str | None = None
         self._own_ns = _pid_ns(os.getpid())
-        self.log_truncated = False
-        self.log_bytes_dropped = 0
-        self._stop_reading = threading.Event()
-        self._reader = threading.Thread(
-            target=self._pump_log,
-            args=(log_fd, log_file),
-            name=f"sandbox-log-{popen.pid}",
-            daemon=True,
-        )
-        self._reader.start()
+        self._log = _LogPump(log_fd, log_file, request.limits.log_bytes, popen.pid)
 
     # ---- introspection
 
@@ -109,6 +101,15 @@ class SandboxedProcess:
         """What enforces memory and task limits: ``cgroup2``/``cgroup1`` (the whole sandbox,
         shared memory and tmpfs included), or ``rlimits`` (per process; see docs/sandbox.md)."""
         return "rlimits" if self._cgroup is None else self._cgroup.version
+
+    @property
+    def log_truncated(self) -> bool:
+        """Whether the bot wrote more than ``limits.log_bytes`` (in this launch)."""
+        return self._log.truncated
+
+    @property
+    def log_bytes_dropped(self) -> int:
+        return self._log.dropped
 
     @property
     def returncode(self) -> int | None:
@@ -159,7 +160,8 @@ class SandboxedProcess:
     def connect_address(self) -> str:
         """A gRPC target (``unix:/proc/self/fd/N``) for the bot's socket, checked to be a
         socket owned by the bot (never a symlink it planted); valid until :meth:`stop` or
-        the next call. Raises :class:`UnsafeSocket`."""
+        the next call, so close the channel first (the fd number is reused afterwards).
+        Raises :class:`UnsafeSocket`."""
         dir_fd = self._bot_tmp_fd()
         if dir_fd is None:
             raise UnsafeSocket("the sandbox is not running or not set up yet")
@@ -295,8 +297,7 @@ class SandboxedProcess:
                 self._stopped = True
                 with self._lock:
                     self._close_fds(tmp=True)
-                self._stop_reading.set()
-                self._reader.join(timeout=_KILL_TIMEOUT)
+                self._log.finish(timeout=_KILL_TIMEOUT)
                 if self._cgroup is not None:
                     gone = self._cgroup.remove() and gone
                 if self._lease is not None and gone:
@@ -333,57 +334,3 @@ class SandboxedProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    # ---- log capture
-
-    def _pump_log(self, fd: int, out: BinaryIO) -> None:
-        """Copy the bot's output to the log up to the cap, then keep draining the pipe."""
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        try:
-            with out:
-                self._copy_log(fd, poller, out)
-        except OSError:
-            logger.exception("sandbox pid %d: log capture failed", self.pid)
-            with contextlib.suppress(OSError):
-                while os.read(fd, 65536):  # never leave the bot blocked on a full pipe
-                    pass
-        finally:
-            os.close(fd)
-
-    def _copy_log(self, fd: int, poller: select.poll, out: BinaryIO) -> None:
-        """Read until EOF, or until the pipe has been quiet (or a second has passed) once
-        :meth:`stop` asked: a bot's leftover children may keep the pipe open for good."""
-        written = 0
-        drain_deadline: float | None = None
-        while True:
-            if self._stop_reading.is_set() and drain_deadline is None:
-                drain_deadline = time.monotonic() + 1.0
-            if drain_deadline is not None and time.monotonic() > drain_deadline:
-                break
-            if not poller.poll(100):
-                if drain_deadline is not None:
-                    break  # tree is dead and nothing is pending
-                continue
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            written = self._append_capped(out, chunk, written)
-        if self.log_truncated:
-            out.write(f"[arena: {self.log_bytes_dropped} bytes discarded]\n".encode())
-
-    def _append_capped(self, out: BinaryIO, chunk: bytes, written: int) -> int:
-        """Write what fits of ``chunk`` under the cap (noting the first overflow); returns the
-        new count of bytes written."""
-        cap = self.limits.log_bytes
-        room = cap - written
-        if room > 0:
-            out.write(chunk[:room])
-            written += min(room, len(chunk))
-        if len(chunk) > room:
-            self.log_bytes_dropped += len(chunk) - max(room, 0)
-            if not self.log_truncated:
-                self.log_truncated = True
-                note = f"\n[arena: log truncated at {cap} bytes; rest discarded]\n"
-                out.write(note.encode())
-        return written
