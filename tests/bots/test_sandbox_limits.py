@@ -29,7 +29,7 @@ from tests.bots.test_sandbox import (
     start,
     wait_for,
 )
-from tests.support import need_cgroups
+from tests.support import need, need_cgroups
 
 POLICY = sb.SandboxPolicy(stop_grace_seconds=GRACE)
 
@@ -126,10 +126,9 @@ def test_writes_beyond_the_tmpfs_caps_fail(area: Path) -> None:
     assert wait_for(lambda: "lingering" in log_text(proc), timeout=60), log_text(proc)[-500:]
     result = json_output(proc)
     assert result["big"]["error"] == "ENOSPC" and result["big"]["bytes"] <= 4 * MiB
-    if ROOT:  # the inode cap needs the remount before the privilege drop
-        for place in ("tmp_files", "shm_files"):
-            assert result[place]["error"] == "ENOSPC", result
-            assert result[place]["count"] < 1024, result
+    for place in ("tmp_files", "shm_files"):  # not a million: the inode cap
+        assert result[place]["error"] == "ENOSPC", result
+        assert result[place]["count"] < 1024, result
     for path in ("/escape.txt", "/run/arena/escape.txt", "/bot/escape.txt", "/var/tmp/x.txt"):
         assert result[path] in ("EROFS", "ENOENT", "EACCES"), (path, result[path])
     assert marker_pids(marker) == []
@@ -143,6 +142,57 @@ def test_no_nested_user_namespace_for_a_bigger_tmpfs(area: Path) -> None:
     # root: the seccomp filter; unprivileged: bwrap's --disable-userns (max namespaces 1)
     assert result["unshare"] in ("EPERM", "ENOSPC"), result
     assert result["written"] == 0
+
+
+UNPRIVILEGED_PLATFORM = textwrap.dedent(
+    """
+    import json, socket, sys, time
+    from pathlib import Path
+    from arena.bots import sandbox as sb
+
+    area = Path(sys.argv[1])
+    policy = sb.SandboxPolicy(mode="bwrap", uid_lock_dir=area / "locks")
+    with sb.launch(["python3", "unprivileged_probe.py"], area / "bot", log_path=area / "log",
+                   address_arg=True, policy=policy) as proc:
+        deadline = time.monotonic() + 20
+        while not proc.socket_ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(proc.connect_address()[len("unix:"):])
+            greeting = client.recv(100).decode()
+        print(json.dumps({"greeting": greeting, "control": proc.resource_control}))
+    """
+)
+
+
+def test_unprivileged_sandbox_caps_inodes_and_forbids_user_namespaces(area: Path) -> None:
+    """The platform as a plain user (nobody): bwrap in a user namespace of its own."""
+    need(ROOT, "switching to an unprivileged platform user needs root")
+    need_bwrap()
+    checkout = Path(sb.__file__).parents[3]
+    need(os.access(checkout, os.R_OK | os.X_OK), "the checkout must be readable by others")
+    bot = area / "bot"
+    bot.mkdir(mode=0o755)
+    (bot / "unprivileged_probe.py").write_bytes((HOSTILE / "unprivileged_probe.py").read_bytes())
+    (bot / "unprivileged_probe.py").chmod(0o644)
+    area.chmod(0o777)
+    system_python = "/usr/bin/python3"  # the platform's may sit under /root
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(checkout), "HOME": str(area)}
+    done = subprocess.run(
+        [*as_nobody, system_python, "-c", UNPRIVILEGED_PLATFORM, str(area)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == {"greeting": "hello from the sandbox", "control": "rlimits"}
+    report = json.loads((area / "log").read_text().splitlines()[0])
+    assert report["unshare"] == "EPERM"  # the seccomp filter
+    assert report["caps"] == ["0000000000000000"]
+    assert report["files_error"] == "ENOSPC" and report["files"] < Limits().tmp_inodes
 
 
 # --------------------------------------------------------------------------- a killed platform

@@ -25,9 +25,12 @@ _ETC_PATHS = (
 _TOP_LEVEL_RUNTIME = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _SHM_BYTES = 8 * 1024 * 1024  # /dev/shm (POSIX semaphores, e.g. multiprocessing)
 # Run before the privilege drop, with CAP_SYS_ADMIN: bwrap's --tmpfs cannot cap inodes.
+# --options-mode ignore: libmount would add uid=/gid= options from mountinfo, which an
+# unprivileged sandbox cannot map; so nosuid,nodev are spelled out.
 _REMOUNT = (
-    'for d in /tmp /dev/shm; do "$0" -o "remount,nr_inodes=$1" "$d" || exit 125; done; '
-    'shift; exec "$@"'
+    "for d in /tmp /dev/shm; do "
+    '"$0" --options-mode ignore -o "remount,nosuid,nodev,nr_inodes=$1" "$d" || exit 125; '
+    'done; shift; exec "$@"'
 )
 
 
@@ -68,20 +71,23 @@ def _bot_env(env_extra: Mapping[str, str], home: str) -> dict[str, str]:
 def _bwrap_argv(
     request: _LaunchRequest, inner: list[str], env_extra: Mapping[str, str]
 ) -> tuple[list[str], list[str]]:
-    """bwrap's options, and the command it runs in the sandbox (``inner``, as root behind
-    the inode cap)."""
-    args = _namespace_args(as_root=request.as_root)
+    """bwrap's options, and the command it runs in the sandbox (``inner`` behind the inode
+    cap)."""
+    args = _namespace_args(request)
     args += _filesystem_args(request)
     args += ["--chdir", str(request.inside_cwd), "--clearenv"]
     for key, value in _bot_env(env_extra, "/tmp").items():
         args += ["--setenv", key, value]
+    if not request.remounts_tmp:
+        return args, inner
+    # What mount needs to cap the inodes, setpriv to switch to the bot's uid (root), and
+    # to drop them all again (SETPCAP, for the bounding set).
+    caps = ["CAP_SYS_ADMIN", "CAP_SETPCAP"]
     if request.as_root:
-        # What mount needs to cap /tmp's inodes and setpriv to switch to the bot's uid;
-        # setpriv drops them all again.
-        for cap in ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
-            args += ["--cap-add", cap]
-        inner = _inode_cap(request, inner)
-    return args, inner
+        caps += ["CAP_SETUID", "CAP_SETGID"]
+    for cap in caps:
+        args += ["--cap-add", cap]
+    return args, _inode_cap(request, inner)
 
 
 def _inode_cap(request: _LaunchRequest, inner: list[str]) -> list[str]:
@@ -93,9 +99,9 @@ def _inode_cap(request: _LaunchRequest, inner: list[str]) -> list[str]:
     return [tools["sh"], "-c", _REMOUNT, tools["mount"], inodes, *inner]
 
 
-def _namespace_args(*, as_root: bool) -> list[str]:
+def _namespace_args(request: _LaunchRequest) -> list[str]:
     """Fresh pid, net, ipc and uts namespaces, tied to the platform's life; unprivileged, a
-    user namespace too (with no nesting)."""
+    user namespace too, in which the bot may create no other."""
     args = [
         "--unshare-pid",
         "--unshare-net",
@@ -107,9 +113,14 @@ def _namespace_args(*, as_root: bool) -> list[str]:
         "--die-with-parent",
         "--new-session",
     ]
-    if not as_root:
-        args += ["--unshare-user", "--disable-userns"]
-    return args
+    if request.as_root:
+        return args
+    if request.remounts_tmp:
+        # uid 0 of its own namespace (still the platform's uid on the host), which mount
+        # needs; the seccomp filter forbids nested user namespaces, setpriv drops every
+        # capability before the bot runs.
+        return [*args, "--unshare-user", "--uid", "0", "--gid", "0"]
+    return [*args, "--unshare-user", "--disable-userns"]
 
 
 def _filesystem_args(request: _LaunchRequest) -> list[str]:

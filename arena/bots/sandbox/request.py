@@ -11,6 +11,7 @@ from pathlib import Path, PurePosixPath
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 
 from .policy import BOT_DIR_INSIDE, DEFAULT_SOCKET_NAME, Mode, SandboxError, SandboxPolicy
+from .seccomp import no_userns_filter
 
 _TOOL_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 
@@ -46,6 +47,7 @@ class _LaunchRequest:
     append_log: bool = False
     tools: dict[str, str] = field(init=False)
     as_root: bool = field(init=False)
+    userns_filter: bytes | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.command = [str(c) for c in self.command]
@@ -66,6 +68,7 @@ class _LaunchRequest:
             raise SandboxError("log_path must not be inside the bots' private tmp dirs")
         self.tools = _tools()
         self.as_root = os.geteuid() == 0
+        self.userns_filter = no_userns_filter()
 
     def bot_command(self, address: str) -> list[str]:
         """The command, with the socket address as its last argument if asked."""
@@ -77,6 +80,13 @@ class _LaunchRequest:
         if self.address_env is not None:
             extra[self.address_env] = address
         return extra
+
+    @property
+    def remounts_tmp(self) -> bool:
+        """Whether bwrap's /tmp and /dev/shm get their inode cap: as root, or unprivileged
+        when the seccomp filter can stand in for ``--disable-userns`` (whose nested user
+        namespace forbids the remount)."""
+        return self.mode == "bwrap" and (self.as_root or self.userns_filter is not None)
 
     @property
     def host_cwd(self) -> Path:

@@ -21,7 +21,6 @@ from .endpoint import open_dir
 from .policy import TMP_INSIDE
 from .process import SandboxedProcess
 from .request import _TOOL_PATH, _LaunchRequest
-from .seccomp import no_userns_filter
 from .spawner import _spawn, die_with
 from .uids import _check_reachable, _private_tmp_path, _UidLease
 
@@ -136,8 +135,9 @@ def _inner_command(
     drop = [request.tools["setpriv"]]
     if lease is not None:
         uid = str(lease.uid)
-        drop += ["--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all"]
-        drop += ["--bounding-set=-all"]
+        drop += ["--reuid", uid, "--regid", uid, "--clear-groups"]
+    if lease is not None or request.remounts_tmp:  # root, or bwrap granted capabilities
+        drop += ["--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
     drop += ["--no-new-privs", "--"]
     # NPROC counts per uid (per user namespace): only meaningful with a uid of our own.
     nproc = nproc and (lease is not None or request.mode == "bwrap")
@@ -153,17 +153,16 @@ def _bwrap_plan(
     until_spawned: contextlib.ExitStack,
 ) -> _ExecPlan:
     """bwrap with a bare environment, its arguments (so that host paths do not show up in
-    the sandbox's /proc/1/cmdline) and, as root, its seccomp filter in memfds."""
+    the sandbox's /proc/1/cmdline) and its seccomp filter in memfds."""
     options, command = _bwrap_argv(request, inner, env_extra)
     args_fd = _memfd("bwrap-args", b"".join(arg.encode() + b"\0" for arg in options))
     until_spawned.callback(os.close, args_fd)
     fds, seccomp = [args_fd], []
-    program = no_userns_filter() if request.as_root else None
-    if program is not None:  # unprivileged, bwrap's --disable-userns does this
-        fds.append(_memfd("bwrap-seccomp", program))
+    if request.userns_filter is not None:
+        fds.append(_memfd("bwrap-seccomp", request.userns_filter))
         until_spawned.callback(os.close, fds[-1])
         seccomp = ["--seccomp", str(fds[-1])]
-    elif request.as_root:
+    elif request.as_root:  # unprivileged, bwrap's --disable-userns does it
         machine = platform.machine()
         logger.warning("no seccomp filter for %s: bots can create user namespaces", machine)
     return _ExecPlan(
