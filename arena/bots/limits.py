@@ -42,8 +42,8 @@ class Limits:
         Size of the private /tmp tmpfs (bwrap mode only; RAM-backed, and charged to the
         memory cgroup where there is one). /dev/shm is a separate 8 MiB tmpfs.
     tmp_inodes
-        Most files, directories and sockets in /tmp, and in /dev/shm (bwrap mode only): each
-        costs the host ~1 KiB of kernel memory, even when empty.
+        Most files, directories and sockets in /tmp, and in /dev/shm (bwrap mode as root
+        only): each costs the host ~1 KiB of kernel memory, even when empty.
     log_bytes
         Bytes of stdout+stderr kept in the bot's log file; the rest is drained and dropped.
     """

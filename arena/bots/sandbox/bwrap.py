@@ -25,8 +25,8 @@ _ETC_PATHS = (
 _TOP_LEVEL_RUNTIME = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _SHM_BYTES = 8 * 1024 * 1024  # /dev/shm (POSIX semaphores, e.g. multiprocessing)
 # Run before the privilege drop, with CAP_SYS_ADMIN: bwrap's --tmpfs cannot cap inodes.
-# --options-mode ignore: libmount would add uid=/gid= options from mountinfo, which an
-# unprivileged sandbox cannot map; so nosuid,nodev are spelled out.
+# --options-mode ignore: libmount would merge in the options mountinfo shows; nosuid and
+# nodev are spelled out instead, so the remount cannot drop them.
 _REMOUNT = (
     "for d in /tmp /dev/shm; do "
     '"$0" --options-mode ignore -o "remount,nosuid,nodev,nr_inodes=$1" "$d" || exit 125; '
@@ -80,12 +80,9 @@ def _bwrap_argv(
         args += ["--setenv", key, value]
     if not request.remounts_tmp:
         return args, inner
-    # What mount needs to cap the inodes, setpriv to switch to the bot's uid (root), and
-    # to drop them all again (SETPCAP, for the bounding set).
-    caps = ["CAP_SYS_ADMIN", "CAP_SETPCAP"]
-    if request.as_root:
-        caps += ["CAP_SETUID", "CAP_SETGID"]
-    for cap in caps:
+    # What mount needs to cap the inodes, and setpriv to switch to the bot's uid and to
+    # drop them all again (SETPCAP, for the bounding set).
+    for cap in ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
         args += ["--cap-add", cap]
     return args, _inode_cap(request, inner)
 
@@ -101,7 +98,7 @@ def _inode_cap(request: _LaunchRequest, inner: list[str]) -> list[str]:
 
 def _namespace_args(request: _LaunchRequest) -> list[str]:
     """Fresh pid, net, ipc and uts namespaces, tied to the platform's life; unprivileged, a
-    user namespace too, in which the bot may create no other."""
+    user namespace too, in which the bot may create no other (as root: seccomp.py)."""
     args = [
         "--unshare-pid",
         "--unshare-net",
@@ -113,14 +110,9 @@ def _namespace_args(request: _LaunchRequest) -> list[str]:
         "--die-with-parent",
         "--new-session",
     ]
-    if request.as_root:
-        return args
-    if request.remounts_tmp:
-        # uid 0 of its own namespace (still the platform's uid on the host), which mount
-        # needs; the seccomp filter forbids nested user namespaces, setpriv drops every
-        # capability before the bot runs.
-        return [*args, "--unshare-user", "--uid", "0", "--gid", "0"]
-    return [*args, "--unshare-user", "--disable-userns"]
+    if not request.as_root:
+        args += ["--unshare-user", "--disable-userns"]
+    return args
 
 
 def _filesystem_args(request: _LaunchRequest) -> list[str]:

@@ -68,7 +68,8 @@ class _LaunchRequest:
             raise SandboxError("log_path must not be inside the bots' private tmp dirs")
         self.tools = _tools()
         self.as_root = os.geteuid() == 0
-        self.userns_filter = no_userns_filter()
+        # Unprivileged, bwrap's --disable-userns does this (see remounts_tmp).
+        self.userns_filter = no_userns_filter() if self.as_root else None
 
     def bot_command(self, address: str) -> list[str]:
         """The command, with the socket address as its last argument if asked."""
@@ -83,10 +84,12 @@ class _LaunchRequest:
 
     @property
     def remounts_tmp(self) -> bool:
-        """Whether bwrap's /tmp and /dev/shm get their inode cap: as root, or unprivileged
-        when the seccomp filter can stand in for ``--disable-userns`` (whose nested user
-        namespace forbids the remount)."""
-        return self.mode == "bwrap" and (self.as_root or self.userns_filter is not None)
+        """Whether bwrap's /tmp and /dev/shm get their inode cap: only as root. Unprivileged,
+        mount would need uid 0 of the sandbox's user namespace, and bwrap's init (pid 1)
+        runs with the bot's uid and can be ptraced by it: a bot could make it exec a program
+        that gets the capabilities bwrap grants to uid 0 there, without the seccomp filter.
+        --disable-userns (a nested user namespace) in turn forbids the remount."""
+        return self.mode == "bwrap" and self.as_root
 
     @property
     def host_cwd(self) -> Path:

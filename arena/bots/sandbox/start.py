@@ -153,7 +153,7 @@ def _bwrap_plan(
     until_spawned: contextlib.ExitStack,
 ) -> _ExecPlan:
     """bwrap with a bare environment, its arguments (so that host paths do not show up in
-    the sandbox's /proc/1/cmdline) and its seccomp filter in memfds."""
+    the sandbox's /proc/1/cmdline) and, as root, its seccomp filter in memfds."""
     options, command = _bwrap_argv(request, inner, env_extra)
     args_fd = _memfd("bwrap-args", b"".join(arg.encode() + b"\0" for arg in options))
     until_spawned.callback(os.close, args_fd)
@@ -162,7 +162,7 @@ def _bwrap_plan(
         fds.append(_memfd("bwrap-seccomp", request.userns_filter))
         until_spawned.callback(os.close, fds[-1])
         seccomp = ["--seccomp", str(fds[-1])]
-    elif request.as_root:  # unprivileged, bwrap's --disable-userns does it
+    elif request.as_root:
         machine = platform.machine()
         logger.warning("no seccomp filter for %s: bots can create user namespaces", machine)
     return _ExecPlan(
