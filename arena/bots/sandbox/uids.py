@@ -75,8 +75,9 @@ def _swept(fd: int, uid: int, policy: SandboxPolicy) -> bool:
 
 def sweep_leftovers(policy: SandboxPolicy) -> int:
     """Kill what crashed platform processes left running under uids nobody holds now (a
-    platform SIGKILLed while bwrap was starting can leave a bot behind). Returns how many
-    uids were cleaned; call it when a platform process starts."""
+    platform SIGKILLed while bwrap was starting, or any rlimits-mode bot), whatever is in
+    their cgroups, the groups themselves and their rlimits-mode private tmp dirs. Returns
+    how many uids were cleaned; call it when a platform process starts."""
     lock_dir = policy.uid_lock_dir
     if os.geteuid() != 0 or not lock_dir.is_dir():
         return 0
