@@ -154,20 +154,21 @@ class SandboxedProcess:
     def socket_ready(self) -> bool:
         """Whether the bot has put something at its socket path (not yet checked: see
         :meth:`connect_address`)."""
-        dir_fd = self._bot_tmp_fd()
-        return dir_fd is not None and present(dir_fd, self._socket_name)
+        with self._lock:  # stop() closes the fd under it
+            dir_fd = self._bot_tmp_fd()
+            return dir_fd is not None and present(dir_fd, self._socket_name)
 
     def connect_address(self) -> str:
         """A gRPC target (``unix:/proc/self/fd/N``) for the bot's socket, checked to be a
         socket owned by the bot (never a symlink it planted); valid until :meth:`stop` or
         the next call, so close the channel first (the fd number is reused afterwards).
         Raises :class:`UnsafeSocket`."""
-        dir_fd = self._bot_tmp_fd()
-        if dir_fd is None:
-            raise UnsafeSocket("the sandbox is not running or not set up yet")
         owner = os.geteuid() if self._lease is None else self._lease.uid
-        fd = open_socket(dir_fd, self._socket_name, owner)
-        with self._lock:
+        with self._lock:  # stop() closes the fds under it
+            dir_fd = self._bot_tmp_fd()
+            if dir_fd is None:
+                raise UnsafeSocket("the sandbox is not running or not set up yet")
+            fd = open_socket(dir_fd, self._socket_name, owner)
             self._close_fds(tmp=False)
             self._socket_fd = fd
         return f"unix:/proc/self/fd/{fd}"

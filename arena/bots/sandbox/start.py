@@ -135,9 +135,8 @@ def _inner_command(
     drop = [request.tools["setpriv"]]
     if lease is not None:
         uid = str(lease.uid)
-        drop += ["--reuid", uid, "--regid", uid, "--clear-groups"]
-    if lease is not None or request.remounts_tmp:  # root, or bwrap granted capabilities
-        drop += ["--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
+        drop += ["--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all"]
+        drop += ["--ambient-caps=-all", "--bounding-set=-all"]
     drop += ["--no-new-privs", "--"]
     # NPROC counts per uid (per user namespace): only meaningful with a uid of our own.
     nproc = nproc and (lease is not None or request.mode == "bwrap")
