@@ -13,8 +13,6 @@ import textwrap
 import uuid
 from pathlib import Path
 
-import pytest
-
 from arena.bots import sandbox as sb
 from arena.bots.limits import Limits, MiB
 from arena.bots.sandbox.cgroups import hierarchies
@@ -220,8 +218,7 @@ PLATFORM = textwrap.dedent(
 
 
 def test_nothing_remains_after_the_platform_is_killed(area: Path, mode: str) -> None:
-    if not ROOT:
-        pytest.skip("the sweep works on leased uids, which need root")
+    need(ROOT, "the sweep works on leased uids, which need root")
     bot = area / "bot"
     bot.mkdir(mode=0o755)
     (bot / "fill_everything.py").write_bytes((HOSTILE / "fill_everything.py").read_bytes())
