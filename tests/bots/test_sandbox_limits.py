@@ -13,9 +13,11 @@ import textwrap
 import uuid
 from pathlib import Path
 
+import pytest
+
 from arena.bots import sandbox as sb
 from arena.bots.limits import Limits, MiB
-from arena.bots.sandbox.cgroups import hierarchies
+from arena.bots.sandbox import cgroups
 from tests.bots.conftest import need_bwrap
 from tests.bots.test_sandbox import (
     GRACE,
@@ -33,7 +35,7 @@ POLICY = sb.SandboxPolicy(stop_grace_seconds=GRACE)
 
 
 def group_dirs(uid: int) -> list[Path]:
-    where = hierarchies(POLICY)
+    where = cgroups.hierarchies(POLICY)
     assert where is not None
     roots = dict.fromkeys([where.memory, where.pids])
     return [root / POLICY.cgroup_parent / f"uid-{uid}" for root in roots]
@@ -61,7 +63,7 @@ def test_cgroup_is_active_and_its_pids_max_stops_a_fork_bomb(area: Path, mode: s
     limits = Limits(max_processes=32, memory_bytes=512 * MiB)
     proc = start(area, "fork_bomb.py", marker, mode=mode, limits=limits)
     try:
-        assert proc.resource_control == hierarchies(POLICY).version
+        assert proc.resource_control == cgroups.hierarchies(POLICY).version
         assert wait_for(lambda: "fork refused" in log_text(proc), timeout=10), log_text(proc)
         assert group_file(proc.uid, "pids.max") == "32"
         memory = "memory.max" if proc.resource_control == "cgroup2" else "memory.limit_in_bytes"
@@ -70,8 +72,9 @@ def test_cgroup_is_active_and_its_pids_max_stops_a_fork_bomb(area: Path, mode: s
         bots = marker_pids(marker)
         assert bots
         for pid in bots[:5]:  # the host sees each process in the bot's own groups
-            cgroups = Path(f"/proc/{pid}/cgroup").read_text()
-            assert cgroups.count(f"/{POLICY.cgroup_parent}/uid-{proc.uid}\n") >= 1, cgroups
+            membership = Path(f"/proc/{pid}/cgroup").read_text()
+            mine = membership.count(f"/{POLICY.cgroup_parent}/uid-{proc.uid}\n")
+            assert mine == len(group_dirs(proc.uid)), membership  # v1: memory and pids
             # ...and it was pids.max that refused the fork, not an rlimit
             assert bot_limit(pid, "Max processes") != "32"
     finally:
@@ -252,3 +255,36 @@ def test_nothing_remains_after_the_platform_is_killed(area: Path, mode: str) -> 
     assert {p.name for p in area.iterdir()} <= {"bot", "bot.log", "locks", "tmps"}
     assert not (area / "tmps").exists() or list((area / "tmps").iterdir()) == []
     assert [p.name for p in bot.iterdir()] == ["fill_everything.py"]
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def test_cgroup_v2_is_preferred_when_it_has_both_controllers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This host only has v1; the choice between the hierarchies, on fake mounts."""
+    unified = tmp_path / "unified"
+    unified.mkdir()
+    v1 = [
+        (str(tmp_path / "memory"), "cgroup", {"rw", "memory"}),
+        (str(tmp_path / "pids"), "cgroup", {"rw", "pids"}),
+    ]
+    v2 = [(str(unified), "cgroup2", {"rw"})]
+    monkeypatch.setattr(cgroups, "_mounts", lambda: v2 + v1)
+    (unified / "cgroup.controllers").write_text("cpu io\n")  # v2 without them: v1
+    assert cgroups._find_hierarchies() == cgroups._Hierarchies(
+        "cgroup1", tmp_path / "memory", tmp_path / "pids"
+    )
+    (unified / "cgroup.controllers").write_text("cpu io memory pids\n")
+    assert cgroups._find_hierarchies() == cgroups._Hierarchies("cgroup2", unified, unified)
+    monkeypatch.setattr(cgroups, "_mounts", lambda: v1[:1])  # no pids controller anywhere
+    assert cgroups._find_hierarchies() is None
+
+
+def test_cgroup_v2_groups_are_one_folder_with_both_limits(tmp_path: Path) -> None:
+    where = cgroups._Hierarchies("cgroup2", tmp_path, tmp_path)
+    group = cgroups.BotCgroup(where, POLICY, 50123)
+    assert group.dirs == [tmp_path / POLICY.cgroup_parent / "uid-50123"]
+    settings = dict(group._settings(Limits(memory_bytes=256 * MiB, max_processes=32)))
+    assert settings == {"memory.max": str(256 * MiB), "memory.swap.max": "0", "pids.max": "32"}
