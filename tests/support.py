@@ -22,3 +22,13 @@ def need_sandbox(policy) -> None:
         resolve_mode(policy)
     except SandboxUnavailable as exc:
         need(False, f"bwrap sandbox unusable here: {exc}")
+
+
+def need_cgroups(policy) -> None:
+    """Skip (fail under CI=true) when bots get no memory and pids cgroup of their own here."""
+    import os
+
+    from arena.bots.sandbox.cgroups import hierarchies
+
+    found = os.geteuid() == 0 and hierarchies(policy) is not None
+    need(found, "per-bot cgroups need root and a cgroup v1 or v2 fs with memory and pids")

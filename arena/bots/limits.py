@@ -13,28 +13,37 @@ GiB = 1024 * MiB
 class Limits:
     """Per-bot limits (configurable per tournament).
 
-    All limits are kernel rlimits applied to the bot's process, so they hold for every
-    process it starts too (each child inherits them; CPU and file size count per process).
+    Most are kernel rlimits applied to the bot's process, so they hold for every process it
+    starts too (each child inherits them; CPU and file size count per process). As root on a
+    host with cgroups, memory and tasks are also (tasks: instead) limited by a cgroup of the
+    bot's own, which counts the whole sandbox (see docs/sandbox.md).
 
     memory_bytes
-        RLIMIT_DATA: private writable memory (heap, anonymous mmap, thread stacks). This is
-        the real memory cap. RLIMIT_AS is unusable as one: an idle Node 20 maps ~730 MB of
-        address space and a Python gRPC server ~780 MB while touching only ~40 MB.
+        The memory cgroup's limit: everything the sandbox makes the kernel hold (shared
+        memory and tmpfs pages included). Also RLIMIT_DATA per process: private writable
+        memory (heap, anonymous mmap, thread stacks), the only cap without a cgroup.
+        RLIMIT_AS is unusable as one: an idle Node 20 maps ~730 MB of address space and a
+        Python gRPC server ~780 MB while touching only ~40 MB.
     address_space_bytes
-        RLIMIT_AS backstop (None: unlimited). Catches what RLIMIT_DATA does not count
-        (shared anonymous mappings). WebAssembly in V8 reserves ~10 GiB per memory and
-        needs >= 12 GiB here; the JVM reserves its whole heap up front (pass -Xmx).
+        RLIMIT_AS backstop (None: unlimited). Catches, without a cgroup, what RLIMIT_DATA
+        does not count (shared anonymous mappings). WebAssembly in V8 reserves ~10 GiB per
+        memory and needs >= 12 GiB here; the JVM reserves its whole heap up front (-Xmx).
     cpu_seconds
         RLIMIT_CPU soft limit (SIGXCPU); the hard limit is one second later (SIGKILL).
     max_processes
-        RLIMIT_NPROC: tasks (processes *and threads*) of the sandbox. Only enforced when the
-        bot runs under a dedicated uid or in its own user namespace (see docs/sandbox.md).
+        Tasks (processes *and threads*) of the sandbox: the pids cgroup's ``pids.max``, or
+        else RLIMIT_NPROC, which is only enforced when the bot runs under a dedicated uid or
+        in its own user namespace (see docs/sandbox.md).
     file_size_bytes
         RLIMIT_FSIZE: largest file the bot may write (SIGXFSZ / EFBIG beyond it).
     open_files
         RLIMIT_NOFILE.
     tmp_bytes
-        Size of the private /tmp tmpfs (bwrap mode only; it is RAM-backed).
+        Size of the private /tmp tmpfs (bwrap mode only; RAM-backed, and charged to the
+        memory cgroup where there is one). /dev/shm is a separate 8 MiB tmpfs.
+    tmp_inodes
+        Most files, directories and sockets in /tmp, and in /dev/shm (bwrap mode as root
+        only): each costs the host ~1 KiB of kernel memory, even when empty.
     log_bytes
         Bytes of stdout+stderr kept in the bot's log file; the rest is drained and dropped.
     """
@@ -46,6 +55,7 @@ class Limits:
     file_size_bytes: int = 64 * MiB
     open_files: int = 256
     tmp_bytes: int = 64 * MiB
+    tmp_inodes: int = 8192
     log_bytes: int = 1 * MiB
 
     def __post_init__(self) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import shutil
 import subprocess
 import tempfile
 import time
@@ -19,8 +18,8 @@ from arena.bots.sandbox import (
     SandboxError,
     SandboxPolicy,
     SandboxUnavailable,
+    UnsafeSocket,
     launch,
-    socket_endpoint,
 )
 from arena.text import printable
 
@@ -55,27 +54,19 @@ class ProcessPlayer:
         self.sandbox = "bwrap"  # until a start says otherwise
         self._proc: SandboxedProcess | None = None
         self._grpc: GrpcPlayer | None = None
-        self._run_dir: Path | None = None
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        # The bot may write its socket dir, so its log lives beside it, never inside.
-        self._run_dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-        # Without bwrap (rlimits mode) a bot running under its own uid must reach its socket
-        # dir in here, and launch() checks for that: mkdtemp's 0700 would refuse every bot.
-        self._run_dir.chmod(0o755)
-        socket_dir = self._run_dir / "sock"
-        socket_dir.mkdir()
         self._open_log()
         try:
-            endpoint = socket_endpoint(socket_dir, policy=self.policy)
             self._proc = launch(
-                [*self.package.launch_command(), endpoint.bot_address],
+                self.package.launch_command(),
                 self.package.root,
-                socket_dir=socket_dir,
                 log_path=self.log_path,
                 limits=self._limits_left(),
-                env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
+                address_env="CALLBREAK_ADDRESS",
+                address_arg=True,
+                append_log=True,
                 policy=self.policy,
             )
         except SandboxUnavailable:
@@ -83,8 +74,7 @@ class ProcessPlayer:
         except (SandboxError, OSError) as exc:
             raise BotDied(f"could not start: {exc}") from None
         self.sandbox = self._proc.mode
-        self._wait_for_socket(endpoint.host_path, deadline)
-        self._grpc = GrpcPlayer(endpoint.host_address, self.name)
+        self._grpc = GrpcPlayer(self._connect_address(deadline), self.name)
         try:
             self._grpc.start(info, max(0.1, deadline - time.monotonic()))
         except BotDied as exc:
@@ -92,12 +82,12 @@ class ProcessPlayer:
 
     def _open_log(self) -> None:
         """The seat's one log: emptied at the first start, a header line before each."""
-        log_dir = self.log_dir or self._run_dir
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = log_dir / self.log_name
+        if self.log_path is None:
+            log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix="arena-bot-log-"))
+            log_dir.mkdir(parents=True, exist_ok=True)
+            self.log_path = log_dir / self.log_name
         self._starts += 1
-        mode = "w" if self._starts == 1 else "a"
-        with open(self.log_path, mode) as log:
+        with open(self.log_path, "w" if self._starts == 1 else "a") as log:
             log.write(f"[arena: start {self._starts} of {self.name}]\n")
 
     def _limits_left(self) -> Limits:
@@ -105,13 +95,18 @@ class ProcessPlayer:
         used = self.log_path.stat().st_size if self.log_path else 0
         return dataclasses.replace(self.limits, log_bytes=max(1, self.limits.log_bytes - used))
 
-    def _wait_for_socket(self, path: Path, deadline: float) -> None:
-        while not path.exists():
+    def _connect_address(self, deadline: float) -> str:
+        """Wait for the bot's socket, then the checked address to connect to."""
+        while not self._proc.socket_ready():
             if not self._proc.alive():
                 raise BotDied(self._explain("exited during start-up"))
             if time.monotonic() > deadline:
                 raise BotDied(self._explain("did not open its socket in time"))
             time.sleep(0.005)
+        try:
+            return self._proc.connect_address()
+        except UnsafeSocket as exc:
+            raise BotDied(f"refused to connect: {exc}") from None
 
     def decide(self, request: Request, timeout_s: float) -> Move:
         if self._grpc is None:
@@ -134,12 +129,9 @@ class ProcessPlayer:
     def close(self) -> None:
         if self._grpc is not None:
             self._grpc.close()
+            self._grpc = None
         if self._proc is not None:
             self._proc.stop()
-        if self._run_dir is not None:  # keep the log unless it lives in its own log_dir
-            doomed = self._run_dir if self.log_dir is not None else self._run_dir / "sock"
-            shutil.rmtree(doomed, ignore_errors=True)
-            self._run_dir = None
 
     def _explain(self, reason: str) -> str:
         """Add the exit status and the last line of the bot's log, which authors need."""

@@ -20,7 +20,8 @@ import pytest
 from arena.bots.limits import Limits, MiB
 from arena.game import Deal, Observation, Ruleset, parse_card
 from arena.referee.moves import fallback
-from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, SAMPLE_BOTS, MatchRun
+from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, POLICY, SAMPLE_BOTS, MatchRun
+from tests.support import need_cgroups
 
 pytestmark = pytest.mark.slow
 
@@ -229,6 +230,29 @@ def test_no_network_even_to_the_hosts_loopback(run_match, copy_bot) -> None:
     assert set(public) <= {"ENETUNREACH", "EHOSTUNREACH", "timeout"}
 
 
+def test_a_symlink_in_place_of_its_socket_is_never_followed(
+    run_match, copy_bot, open_area: Path
+) -> None:
+    bot = copy_bot("symlink_socket")
+    victim = open_area / "postgres.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(victim))
+        victim.chmod(0o777)
+        listener.listen(16)
+        (bot / "target.txt").write_text(f"{victim}\n")
+        (bot / "target.txt").chmod(0o644)
+        run = run_match(bot)
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):  # the platform never connected to it
+            listener.accept()
+    run.assert_completed_and_contained()
+    assert run.kinds() == ["start_failed", "forfeit"]
+    assert "refused to connect: the bot's socket path bot.sock is a symlink" in (
+        run.faults()[0].reason
+    )
+    assert f"planted a symlink to {victim}" in run.log
+
+
 def test_no_reading_outside_its_directory(
     run_match, copy_bot, open_area: Path, tmp_path: Path
 ) -> None:
@@ -295,9 +319,26 @@ def test_memory_hog_gets_memory_error_and_is_struck(run_match) -> None:
     kinds = run.kinds()
     assert kinds[-1] == "forfeit" and run.result.forfeited[0]
     assert set(kinds[:-1]) <= {"malformed", "crash", "timeout"} and kinds[:-1]
-    assert "MemoryError" in run.log
+    held = [int(mib) for mib in re.findall(r"^holding (\d+) MiB$", run.log, re.M)]
+    assert held and max(held) <= 256  # its own report: stopped below the cap...
+    assert "MemoryError at" in run.log  # ...by the limit, not by the 4 GiB backstop
     if kinds[0] == "malformed":  # the SDK caught it and sent an empty reply
         assert run.faults()[0].reason == "the reply holds neither a call nor a card"
+
+
+def test_shared_memory_beyond_the_cap_kills_only_the_bot(run_match) -> None:
+    """RLIMIT_DATA does not count MAP_SHARED memory: the bot's memory cgroup does."""
+    need_cgroups(POLICY)
+    run = run_match("shared_memory_hog", limits=Limits(memory_bytes=256 * MiB))
+    run.assert_completed_and_contained()  # the other three seats played every game
+    kinds = run.kinds()
+    assert kinds[-1] == "forfeit" and run.result.forfeited[0]
+    assert "crash" in kinds, run.faults()
+    touched = {"parent": 0, "child": 0}
+    for role, mib in re.findall(r"^(parent|child) touched (\d+) MiB$", run.log, re.M):
+        touched[role] = max(touched[role], int(mib))
+    assert 64 <= touched["parent"] + touched["child"] <= 256, touched  # its own report
+    assert "held 1 GiB" not in run.log
 
 
 def test_cpu_spinner_is_killed_by_the_cpu_limit(run_match) -> None:

@@ -8,8 +8,8 @@ Two modes (see docs/sandbox.md for exactly what each enforces):
 
 ``bwrap``
     bubblewrap: new pid/net/ipc/uts namespaces, a minimal read-only view of the runtime,
-    the bot directory read-only at ``/bot``, a private ``/tmp``, the socket directory at
-    ``/run/arena``; plus the rlimits below.
+    the bot directory read-only at ``/bot``, a private size-capped ``/tmp`` that also
+    holds the bot's socket; plus the rlimits below.
 ``rlimits``
     fallback when bwrap is missing or does not work: rlimits (and, as root, a dedicated
     uid) only. Logged loudly once per process; refused when ``require_sandbox`` is set.
@@ -17,18 +17,19 @@ Two modes (see docs/sandbox.md for exactly what each enforces):
 Typical use::
 
     policy = SandboxPolicy.from_env()
-    endpoint = socket_endpoint(socket_dir, policy=policy)
-    with launch([*command, endpoint.bot_address], bot_dir, socket_dir=socket_dir,
-                log_path=log_path, env_extra={"CALLBREAK_ADDRESS": endpoint.bot_address},
-                policy=policy) as proc:
-        channel = grpc.insecure_channel(endpoint.host_address)
+    with launch(command, bot_dir, log_path=log_path, address_env="CALLBREAK_ADDRESS",
+                address_arg=True, policy=policy) as proc:
+        while not proc.socket_ready(): ...          # (and proc.alive(), a deadline)
+        channel = grpc.insecure_channel(proc.connect_address())
         ...
 
-Modules, each importing only those above it: ``policy`` (policy, socket paths, errors),
-``procfs`` (/proc scans, signals), ``uids`` (per-bot uid leases as root), ``request`` (a
-checked launch request), ``bwrap`` (environment, bwrap's command line), ``process``
+Modules, each importing only those above it: ``policy`` (policy, paths, errors),
+``procfs`` (/proc scans, signals), ``endpoint`` (reaching the socket safely), ``cgroups``
+(a memory and pids group per bot), ``seccomp`` (no nested user namespaces), ``uids``
+(per-bot uid leases as root), ``request`` (a checked launch request), ``bwrap``
+(environment, bwrap's command line), ``logpump`` (capped log capture), ``process``
 (:class:`SandboxedProcess`), ``spawner`` (the forking thread), ``start`` (starting a
-request), ``detect`` (mode probe and fallback warning), ``launcher`` (the entry points).
+request), ``detect`` (mode probe and fallback warning), ``launcher`` (the entry point).
 Everything logs to the logger named after this package.
 """
 
@@ -37,17 +38,16 @@ from .bwrap import _runtime_paths as _runtime_paths
 from .detect import _bwrap_problem as _bwrap_problem
 from .detect import _reset_detection_cache as _reset_detection_cache
 from .detect import resolve_mode
-from .launcher import launch, socket_endpoint
+from .launcher import launch
 from .policy import (
     BOT_DIR_INSIDE,
     DEFAULT_SOCKET_NAME,
-    SOCKET_DIR_INSIDE,
+    TMP_INSIDE,
     Mode,
     SandboxError,
     SandboxPolicy,
     SandboxUnavailable,
-    SocketEndpoint,
-    endpoint_for,
+    UnsafeSocket,
 )
 from .process import ResourceUsage, SandboxedProcess
 from .spawner import die_with
@@ -56,18 +56,16 @@ from .uids import sweep_leftovers
 __all__ = [
     "BOT_DIR_INSIDE",
     "DEFAULT_SOCKET_NAME",
-    "SOCKET_DIR_INSIDE",
+    "TMP_INSIDE",
     "Mode",
     "ResourceUsage",
     "SandboxError",
     "SandboxPolicy",
     "SandboxUnavailable",
     "SandboxedProcess",
-    "SocketEndpoint",
+    "UnsafeSocket",
     "die_with",
-    "endpoint_for",
     "launch",
     "resolve_mode",
-    "socket_endpoint",
     "sweep_leftovers",
 ]

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-from .policy import BOT_DIR_INSIDE, SOCKET_DIR_INSIDE, SandboxError, SandboxPolicy
+from .policy import BOT_DIR_INSIDE, SandboxError, SandboxPolicy
 from .request import _LaunchRequest
 
 # Host paths bound read-only into the bwrap sandbox (when they exist), besides /usr, the
@@ -24,6 +24,14 @@ _ETC_PATHS = (
 )
 _TOP_LEVEL_RUNTIME = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _SHM_BYTES = 8 * 1024 * 1024  # /dev/shm (POSIX semaphores, e.g. multiprocessing)
+# Run before the privilege drop, with CAP_SYS_ADMIN: bwrap's --tmpfs cannot cap inodes.
+# --options-mode ignore: libmount would merge in the options mountinfo shows; nosuid and
+# nodev are spelled out instead, so the remount cannot drop them.
+_REMOUNT = (
+    "for d in /tmp /dev/shm; do "
+    '"$0" --options-mode ignore -o "remount,nosuid,nodev,nr_inodes=$1" "$d" || exit 125; '
+    'done; shift; exec "$@"'
+)
 
 
 def _runtime_paths(policy: SandboxPolicy) -> list[str]:
@@ -60,22 +68,37 @@ def _bot_env(env_extra: Mapping[str, str], home: str) -> dict[str, str]:
     return env
 
 
-def _bwrap_argv(request: _LaunchRequest, inner: list[str]) -> list[str]:
-    """bwrap's full command line, running ``inner`` in the bot's sandbox."""
-    args = _namespace_args(as_root=request.as_root)
+def _bwrap_argv(
+    request: _LaunchRequest, inner: list[str], env_extra: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
+    """bwrap's options, and the command it runs in the sandbox (``inner`` behind the inode
+    cap)."""
+    args = _namespace_args(request)
     args += _filesystem_args(request)
     args += ["--chdir", str(request.inside_cwd), "--clearenv"]
-    for key, value in _bot_env(request.env_extra, "/tmp").items():
+    for key, value in _bot_env(env_extra, "/tmp").items():
         args += ["--setenv", key, value]
-    if request.as_root:
-        # Only what setpriv needs to switch to the bot's uid; it drops them all again.
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
-    return [request.policy.bwrap_path, *args, "--", *inner]
+    if not request.remounts_tmp:
+        return args, inner
+    # What mount needs to cap the inodes, and setpriv to switch to the bot's uid and to
+    # drop them all again (SETPCAP, for the bounding set).
+    for cap in ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"):
+        args += ["--cap-add", cap]
+    return args, _inode_cap(request, inner)
 
 
-def _namespace_args(*, as_root: bool) -> list[str]:
+def _inode_cap(request: _LaunchRequest, inner: list[str]) -> list[str]:
+    """``inner`` behind a remount of /tmp and /dev/shm with at most ``limits.tmp_inodes``
+    inodes each (a million empty files would otherwise cost the host ~1.2 GB of kernel
+    memory)."""
+    tools = request.tools
+    inodes = str(request.limits.tmp_inodes)
+    return [tools["sh"], "-c", _REMOUNT, tools["mount"], inodes, *inner]
+
+
+def _namespace_args(request: _LaunchRequest) -> list[str]:
     """Fresh pid, net, ipc and uts namespaces, tied to the platform's life; unprivileged, a
-    user namespace too (with no nesting)."""
+    user namespace too, in which the bot may create no other (as root: seccomp.py)."""
     args = [
         "--unshare-pid",
         "--unshare-net",
@@ -87,14 +110,14 @@ def _namespace_args(*, as_root: bool) -> list[str]:
         "--die-with-parent",
         "--new-session",
     ]
-    if not as_root:
+    if not request.as_root:
         args += ["--unshare-user", "--disable-userns"]
     return args
 
 
 def _filesystem_args(request: _LaunchRequest) -> list[str]:
-    """The bot's filesystem: private /dev, /proc and /tmp, the runtime read-only, its own
-    directory read-only at /bot and its socket directory writable at /run/arena."""
+    """The bot's filesystem: private /dev, /proc and /tmp (where its socket goes), the runtime
+    read-only and its own directory read-only at /bot. Nothing of the host is writable."""
     # The private /dev, /proc and /tmp first: a runtime path under /tmp (a checkout or a venv
     # there) is then bound on top of the tmpfs instead of being hidden by it.
     args = ["--dev", "/dev", "--proc", "/proc"]
@@ -106,8 +129,6 @@ def _filesystem_args(request: _LaunchRequest) -> list[str]:
     for path in host_paths:
         args += [*_parent_dir_args(path, made), "--ro-bind", path, path]
     args += ["--ro-bind", str(request.bot_dir), str(BOT_DIR_INSIDE)]
-    args += _parent_dir_args(str(SOCKET_DIR_INSIDE), made)
-    args += ["--bind", str(request.socket_dir), str(SOCKET_DIR_INSIDE)]
     # bwrap's own / and /dev are tmpfs owned by the bot's uid when there is a user
     # namespace: freeze them (non-recursive, so the mounts above keep their modes).
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]

@@ -103,11 +103,8 @@ def _probe_run(policy: SandboxPolicy, true: str, root: Path) -> str | None:
     """Run ``true`` under bwrap in a scratch directory ``root``: None if it exits with 0."""
     os.chmod(root, 0o755)
     (root / "bot").mkdir(mode=0o755)
-    (root / "sock").mkdir(mode=0o700)
     log = root / "probe.log"
-    request = _LaunchRequest(
-        [true], root / "bot", mode="bwrap", policy=policy, socket_dir=root / "sock", log_path=log
-    )
+    request = _LaunchRequest([true], root / "bot", mode="bwrap", policy=policy, log_path=log)
     proc = _start(request)
     try:
         rc = proc.wait(timeout=_PROBE_TIMEOUT)

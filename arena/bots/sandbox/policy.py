@@ -12,7 +12,7 @@ from typing import Literal
 Mode = Literal["bwrap", "rlimits"]
 
 BOT_DIR_INSIDE = PurePosixPath("/bot")
-SOCKET_DIR_INSIDE = PurePosixPath("/run/arena")
+TMP_INSIDE = PurePosixPath("/tmp")  # the bot's private tmpfs; its socket lives there
 DEFAULT_SOCKET_NAME = "bot.sock"
 
 _TRUTHY = {"1", "true", "yes", "on"}
@@ -24,6 +24,10 @@ class SandboxError(RuntimeError):
 
 class SandboxUnavailable(SandboxError):
     """No real sandbox (bwrap) is usable and the policy forbids the rlimits-only fallback."""
+
+
+class UnsafeSocket(SandboxError):
+    """What the bot left at its socket path is not a socket it made: never connected to."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,9 @@ class SandboxPolicy:
         More host paths to bind read-only at the same place (e.g. a JDK under /opt).
     stop_grace_seconds
         Time between SIGTERM and SIGKILL in :meth:`SandboxedProcess.stop`.
+    private_tmp_root
+        rlimits mode as root: the root-owned folder holding each leased uid's private tmp
+        dir (the bot cannot rename its dir away; the sweep removes leftovers).
     """
 
     mode: Literal["auto", "bwrap", "rlimits"] = "auto"
@@ -54,12 +61,18 @@ class SandboxPolicy:
     uid_lock_dir: Path = Path(tempfile.gettempdir()) / "arena-sandbox-uids"
     extra_ro_paths: tuple[str, ...] = ()
     stop_grace_seconds: float = 2.0
+    private_tmp_root: Path = Path(tempfile.gettempdir()) / "arena-sandbox-tmp"
+    use_cgroups: bool = True
+    cgroup_parent: str = "arena-sandbox"
 
     def __post_init__(self) -> None:
         if self.mode not in ("auto", "bwrap", "rlimits"):
             raise ValueError(f"SandboxPolicy.mode must be auto, bwrap or rlimits: {self.mode!r}")
         if self.uid_base <= 0 or self.uid_count <= 0:
             raise ValueError("SandboxPolicy.uid_base and uid_count must be positive")
+        parent = PurePosixPath(self.cgroup_parent)
+        if parent.is_absolute() or ".." in parent.parts or not parent.parts:
+            raise ValueError(f"SandboxPolicy.cgroup_parent must be a relative path: {parent}")
 
     @classmethod
     def from_env(
@@ -77,32 +90,3 @@ class SandboxPolicy:
             kwargs["bwrap_path"] = env["ARENA_BWRAP"].strip()
         kwargs.update(overrides)
         return cls(**kwargs)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class SocketEndpoint:
-    """Where a bot's Unix socket lives, seen from the host and from inside the sandbox."""
-
-    host_path: Path
-    bot_path: PurePosixPath
-
-    @property
-    def bot_address(self) -> str:
-        """The gRPC target to give the bot (it binds/listens here)."""
-        return f"unix:{self.bot_path}"
-
-    @property
-    def host_address(self) -> str:
-        """The gRPC target the platform connects to."""
-        return f"unix:{self.host_path}"
-
-
-def endpoint_for(
-    socket_dir: Path, mode: Mode, socket_name: str = DEFAULT_SOCKET_NAME
-) -> SocketEndpoint:
-    """Socket paths for ``socket_dir`` in ``mode`` (bwrap mounts it at /run/arena)."""
-    if "/" in socket_name or socket_name in ("", ".", ".."):
-        raise ValueError(f"bad socket name {socket_name!r}")
-    host = Path(socket_dir).absolute() / socket_name
-    inside = SOCKET_DIR_INSIDE / socket_name if mode == "bwrap" else PurePosixPath(host)
-    return SocketEndpoint(host_path=host, bot_path=inside)

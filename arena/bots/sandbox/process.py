@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from .policy import Mode
+from .cgroups import BotCgroup, Control
+from .endpoint import open_namespace_dir, open_socket, present
+from .logpump import _LogPump
+from .policy import TMP_INSIDE, Mode, UnsafeSocket
 from .procfs import (
     _KILL_TIMEOUT,
     _all_pids,
@@ -54,14 +57,21 @@ class SandboxedProcess:
         log_fd: int,
         log_file: BinaryIO,
         private_tmp: Path | None,
+        tmp_fd: int | None,
+        bot_address: str,
+        cgroup: BotCgroup | None,
     ) -> None:
         self._popen = popen
         self.mode: Mode = request.mode
-        self.endpoint = request.endpoint
+        self.bot_address = bot_address
+        self._socket_name = request.socket_name
+        self._tmp_fd = tmp_fd  # the bot's /tmp: opened at launch (rlimits) or once set up
+        self._socket_fd: int | None = None
         self.log_path = request.log_path
         self.limits = request.limits
         self._policy = request.policy
         self._lease = lease
+        self._cgroup = cgroup
         self._private_tmp = private_tmp
         self._lock = threading.RLock()
         self._stop_lock = threading.Lock()
@@ -72,16 +82,7 @@ class SandboxedProcess:
         self._ns_init: int | None = None
         self._ns: str | None = None
         self._own_ns = _pid_ns(os.getpid())
-        self.log_truncated = False
-        self.log_bytes_dropped = 0
-        self._stop_reading = threading.Event()
-        self._reader = threading.Thread(
-            target=self._pump_log,
-            args=(log_fd, log_file),
-            name=f"sandbox-log-{popen.pid}",
-            daemon=True,
-        )
-        self._reader.start()
+        self._log = _LogPump(log_fd, log_file, request.limits.log_bytes, popen.pid)
 
     # ---- introspection
 
@@ -94,6 +95,21 @@ class SandboxedProcess:
     def uid(self) -> int | None:
         """Host uid the bot runs as when the platform is root (None: the platform's uid)."""
         return None if self._lease is None else self._lease.uid
+
+    @property
+    def resource_control(self) -> Control:
+        """What enforces memory and task limits: ``cgroup2``/``cgroup1`` (the whole sandbox,
+        shared memory and tmpfs included), or ``rlimits`` (per process; see docs/sandbox.md)."""
+        return "rlimits" if self._cgroup is None else self._cgroup.version
+
+    @property
+    def log_truncated(self) -> bool:
+        """Whether the bot wrote more than ``limits.log_bytes`` (in this launch)."""
+        return self._log.truncated
+
+    @property
+    def log_bytes_dropped(self) -> int:
+        return self._log.dropped
 
     @property
     def returncode(self) -> int | None:
@@ -132,6 +148,45 @@ class SandboxedProcess:
             rss += sample[1]
             count += 1
         return ResourceUsage(cpu_seconds=cpu, rss_bytes=rss, processes=count)
+
+    # ---- the bot's socket
+
+    def socket_ready(self) -> bool:
+        """Whether the bot has put something at its socket path (not yet checked: see
+        :meth:`connect_address`)."""
+        with self._lock:  # stop() closes the fd under it
+            dir_fd = self._bot_tmp_fd()
+            return dir_fd is not None and present(dir_fd, self._socket_name)
+
+    def connect_address(self) -> str:
+        """A gRPC target (``unix:/proc/self/fd/N``) for the bot's socket, checked to be a
+        socket owned by the bot (never a symlink it planted); valid until :meth:`stop` or
+        the next call, so close the channel first (the fd number is reused afterwards).
+        Raises :class:`UnsafeSocket`."""
+        owner = os.geteuid() if self._lease is None else self._lease.uid
+        with self._lock:  # stop() closes the fds under it
+            dir_fd = self._bot_tmp_fd()
+            if dir_fd is None:
+                raise UnsafeSocket("the sandbox is not running or not set up yet")
+            fd = open_socket(dir_fd, self._socket_name, owner)
+            self._close_fds(tmp=False)
+            self._socket_fd = fd
+        return f"unix:/proc/self/fd/{fd}"
+
+    def _bot_tmp_fd(self) -> int | None:
+        with self._lock:
+            if self._tmp_fd is None and self.mode == "bwrap" and not self._stopped:
+                self._find_namespace()
+                if self._ns_init is not None:
+                    self._tmp_fd = open_namespace_dir(self._ns_init, TMP_INSIDE)
+            return self._tmp_fd
+
+    def _close_fds(self, *, tmp: bool) -> None:
+        for name in ("_socket_fd", "_tmp_fd") if tmp else ("_socket_fd",):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
 
     # ---- waiting and reaping
 
@@ -186,6 +241,8 @@ class SandboxedProcess:
     def _is_member(self, pid: int) -> bool:
         if pid == os.getpid():
             return False
+        if self._cgroup is not None:  # nothing the bot starts can leave its groups
+            return self._cgroup.contains(pid) and _is_live(pid)
         if self._ns is not None:  # nothing leaves a pid namespace; cheaper than the uid
             return _pid_ns(pid) == self._ns and _is_live(pid)
         if self._lease is not None:
@@ -194,6 +251,9 @@ class SandboxedProcess:
 
     def _members(self) -> list[int]:
         """Live processes of the sandbox other than the launched process itself."""
+        if self._cgroup is not None:
+            pids = self._cgroup.pids()
+            return [p for p in pids if p != self._popen.pid and _is_live(p)]
         if self._lease is None and self._ns is None:
             return []
         return [p for p in _all_pids() if p != self._popen.pid and self._is_member(p)]
@@ -236,8 +296,11 @@ class SandboxedProcess:
                 gone = self._kill_tree(grace)
             finally:
                 self._stopped = True
-                self._stop_reading.set()
-                self._reader.join(timeout=_KILL_TIMEOUT)
+                with self._lock:
+                    self._close_fds(tmp=True)
+                self._log.finish(timeout=_KILL_TIMEOUT)
+                if self._cgroup is not None:
+                    gone = self._cgroup.remove() and gone
                 if self._lease is not None and gone:
                     self._lease.release(clean=True)  # a dirty uid stays locked until we exit
                 if self._private_tmp is not None:
@@ -272,57 +335,3 @@ class SandboxedProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    # ---- log capture
-
-    def _pump_log(self, fd: int, out: BinaryIO) -> None:
-        """Copy the bot's output to the log up to the cap, then keep draining the pipe."""
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        try:
-            with out:
-                self._copy_log(fd, poller, out)
-        except OSError:
-            logger.exception("sandbox pid %d: log capture failed", self.pid)
-            with contextlib.suppress(OSError):
-                while os.read(fd, 65536):  # never leave the bot blocked on a full pipe
-                    pass
-        finally:
-            os.close(fd)
-
-    def _copy_log(self, fd: int, poller: select.poll, out: BinaryIO) -> None:
-        """Read until EOF, or until the pipe has been quiet (or a second has passed) once
-        :meth:`stop` asked: a bot's leftover children may keep the pipe open for good."""
-        written = 0
-        drain_deadline: float | None = None
-        while True:
-            if self._stop_reading.is_set() and drain_deadline is None:
-                drain_deadline = time.monotonic() + 1.0
-            if drain_deadline is not None and time.monotonic() > drain_deadline:
-                break
-            if not poller.poll(100):
-                if drain_deadline is not None:
-                    break  # tree is dead and nothing is pending
-                continue
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            written = self._append_capped(out, chunk, written)
-        if self.log_truncated:
-            out.write(f"[arena: {self.log_bytes_dropped} bytes discarded]\n".encode())
-
-    def _append_capped(self, out: BinaryIO, chunk: bytes, written: int) -> int:
-        """Write what fits of ``chunk`` under the cap (noting the first overflow); returns the
-        new count of bytes written."""
-        cap = self.limits.log_bytes
-        room = cap - written
-        if room > 0:
-            out.write(chunk[:room])
-            written += min(room, len(chunk))
-        if len(chunk) > room:
-            self.log_bytes_dropped += len(chunk) - max(room, 0)
-            if not self.log_truncated:
-                self.log_truncated = True
-                note = f"\n[arena: log truncated at {cap} bytes; rest discarded]\n"
-                out.write(note.encode())
-        return written

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import logging
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -15,10 +16,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .bwrap import _bot_env, _bwrap_argv
+from .cgroups import BotCgroup, hierarchies, joiner
+from .endpoint import open_dir
+from .policy import TMP_INSIDE
 from .process import SandboxedProcess
 from .request import _TOOL_PATH, _LaunchRequest
 from .spawner import _spawn, die_with
-from .uids import _check_reachable, _UidLease
+from .uids import _check_reachable, _private_tmp_path, _UidLease
 
 logger = logging.getLogger(__package__)  # the package's one logger, named as before the split
 
@@ -32,94 +36,180 @@ class _ExecPlan:
     cwd: str
     pass_fds: tuple[int, ...] = ()
     preexec_fn: Callable[[], None] | None = None
-    private_tmp: Path | None = None
 
 
 def _start(request: _LaunchRequest) -> SandboxedProcess:
     """Start ``request``; if that fails, undo what was set up (uid lease, private /tmp, fds)."""
     with contextlib.ExitStack() as undo:
         lease = _lease_uid(request, undo)
-        inner = _inner_command(request, lease)
+        cgroup = None if lease is None else _cgroup(request, lease, undo)
+        private_tmp = None if request.mode == "bwrap" else _private_tmp(request, lease, undo)
+        tmp_fd = None if private_tmp is None else open_dir(str(private_tmp))
+        if tmp_fd is not None:
+            undo.callback(os.close, tmp_fd)
+        address = f"unix:{private_tmp or TMP_INSIDE}/{request.socket_name}"
+        inner = _inner_command(request, lease, address, nproc=cgroup is None)
+        env_extra = request.bot_env_extra(address)
         with contextlib.ExitStack() as until_spawned:
+            join = _join_step(cgroup, until_spawned)
             if request.mode == "bwrap":
-                plan = _bwrap_plan(request, inner, until_spawned)
+                plan = _bwrap_plan(request, inner, env_extra, join, until_spawned)
             else:
-                plan = _rlimits_plan(request, inner, lease, undo)
-            log_file, read_fd, write_fd = _log_pipe(request.log_path, undo)
+                plan = _rlimits_plan(request, inner, env_extra, join, private_tmp)
+            log_file, read_fd, write_fd = _log_pipe(request, undo)
             popen = _popen(plan, write_fd)
         undo.pop_all()
     os.close(write_fd)
     proc = SandboxedProcess(
-        popen, request, lease=lease, log_fd=read_fd, log_file=log_file, private_tmp=plan.private_tmp
+        popen,
+        request,
+        lease=lease,
+        log_fd=read_fd,
+        log_file=log_file,
+        private_tmp=private_tmp,
+        tmp_fd=tmp_fd,
+        bot_address=address,
+        cgroup=cgroup,
     )
     logger.debug("sandbox (%s) pid %d started: %s", request.mode, proc.pid, request.command)
     return proc
 
 
 def _lease_uid(request: _LaunchRequest, undo: contextlib.ExitStack) -> _UidLease | None:
-    """As root, a uid of the bot's own (None otherwise), owning the socket directory."""
+    """As root, a uid of the bot's own (None otherwise)."""
     if not request.as_root:
         return None
     _check_reachable(request.bot_dir, ancestors=request.mode == "rlimits")
-    if request.mode == "rlimits":
-        _check_reachable(request.socket_dir.parent, ancestors=True)
     lease = _UidLease.acquire(request.policy)
     undo.callback(lease.release, clean=False)  # make the next holder sweep, to be safe
-    os.chown(request.socket_dir, lease.uid, lease.uid)
-    os.chmod(request.socket_dir, 0o700)
     return lease
 
 
-def _inner_command(request: _LaunchRequest, lease: _UidLease | None) -> list[str]:
-    """The bot's command behind setpriv (to the leased uid, no new privileges) and prlimit."""
+def _cgroup(
+    request: _LaunchRequest, lease: _UidLease, undo: contextlib.ExitStack
+) -> BotCgroup | None:
+    """The bot's own memory and pids groups, when the host has them (None: rlimits only)."""
+    where = hierarchies(request.policy)
+    if where is None:
+        return None
+    cgroup = BotCgroup(where, request.policy, lease.uid)
+    cgroup.create(request.limits)
+    undo.callback(cgroup.remove)
+    return cgroup
+
+
+def _join_step(
+    cgroup: BotCgroup | None, until_spawned: contextlib.ExitStack
+) -> Callable[[], None] | None:
+    """The preexec step that puts the child in the bot's groups (fds open until the fork)."""
+    if cgroup is None:
+        return None
+    fds = cgroup.procs_fds()
+    for fd in fds:
+        until_spawned.callback(os.close, fd)
+    return joiner(fds)
+
+
+def _private_tmp(
+    request: _LaunchRequest, lease: _UidLease | None, undo: contextlib.ExitStack
+) -> Path:
+    """rlimits mode: the bot's private tmp dir (and socket dir) on the host. As root it sits
+    in a root-owned folder, so the bot cannot rename it away; it is named after the uid, so
+    the sweep finds what a killed platform left."""
+    if lease is None:
+        path = Path(tempfile.mkdtemp(prefix="arena-bot-tmp-"))
+    else:
+        path = _private_tmp_path(request.policy, lease.uid)
+        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(mode=0o700)
+        os.chown(path, lease.uid, lease.uid)
+    undo.callback(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+def _inner_command(
+    request: _LaunchRequest, lease: _UidLease | None, address: str, *, nproc: bool
+) -> list[str]:
+    """The bot's command behind setpriv (to the leased uid, no new privileges) and prlimit
+    (RLIMIT_NPROC only when ``nproc``: no pids cgroup counts the tasks)."""
     drop = [request.tools["setpriv"]]
     if lease is not None:
         uid = str(lease.uid)
         drop += ["--reuid", uid, "--regid", uid, "--clear-groups", "--inh-caps=-all"]
-        drop += ["--bounding-set=-all"]
+        drop += ["--ambient-caps=-all", "--bounding-set=-all"]
     drop += ["--no-new-privs", "--"]
     # NPROC counts per uid (per user namespace): only meaningful with a uid of our own.
-    nproc = lease is not None or request.mode == "bwrap"
+    nproc = nproc and (lease is not None or request.mode == "bwrap")
     limit = [request.tools["prlimit"], *request.limits.prlimit_args(nproc=nproc), "--"]
-    return [*drop, *limit, *request.command]
+    return [*drop, *limit, *request.bot_command(address)]
 
 
 def _bwrap_plan(
-    request: _LaunchRequest, inner: list[str], until_spawned: contextlib.ExitStack
+    request: _LaunchRequest,
+    inner: list[str],
+    env_extra: dict[str, str],
+    join: Callable[[], None] | None,
+    until_spawned: contextlib.ExitStack,
 ) -> _ExecPlan:
-    """bwrap with a bare environment, its arguments in a memfd open until the fork."""
-    argv = _bwrap_argv(request, inner)
-    # Hand bwrap its arguments through a memfd so that host paths do not show up in
-    # the sandbox's /proc/1/cmdline.
-    split = len(argv) - len(inner) - 1  # bwrap's own "--"; an env value may also be "--"
-    args_fd = os.memfd_create("bwrap-args", 0)
+    """bwrap with a bare environment, its arguments (so that host paths do not show up in
+    the sandbox's /proc/1/cmdline) and, as root, its seccomp filter in memfds."""
+    options, command = _bwrap_argv(request, inner, env_extra)
+    args_fd = _memfd("bwrap-args", b"".join(arg.encode() + b"\0" for arg in options))
     until_spawned.callback(os.close, args_fd)
-    os.write(args_fd, b"".join(arg.encode() + b"\0" for arg in argv[1:split]))
-    os.lseek(args_fd, 0, os.SEEK_SET)
+    fds, seccomp = [args_fd], []
+    if request.userns_filter is not None:
+        fds.append(_memfd("bwrap-seccomp", request.userns_filter))
+        until_spawned.callback(os.close, fds[-1])
+        seccomp = ["--seccomp", str(fds[-1])]
+    elif request.as_root:
+        machine = platform.machine()
+        logger.warning("no seccomp filter for %s: bots can create user namespaces", machine)
     return _ExecPlan(
-        argv=[argv[0], "--args", str(args_fd), *argv[split:]],
+        argv=[request.policy.bwrap_path, "--args", str(args_fd), *seccomp, "--", *command],
         env={"PATH": _TOOL_PATH, "LANG": "C.UTF-8"},
         cwd="/",
-        pass_fds=(args_fd,),
-        preexec_fn=die_with(os.getpid()),
+        pass_fds=tuple(fds),
+        preexec_fn=_steps(join, die_with(os.getpid())),
     )
 
 
+def _memfd(name: str, data: bytes) -> int:
+    """A memfd holding ``data``, positioned at its start."""
+    fd = os.memfd_create(name, 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 def _rlimits_plan(
-    request: _LaunchRequest, inner: list[str], lease: _UidLease | None, undo: contextlib.ExitStack
+    request: _LaunchRequest,
+    inner: list[str],
+    env_extra: dict[str, str],
+    join: Callable[[], None] | None,
+    private_tmp: Path,
 ) -> _ExecPlan:
-    """The command run directly in the bot's directory, with a private temporary directory."""
-    private_tmp = Path(tempfile.mkdtemp(prefix="arena-bot-tmp-"))
-    undo.callback(shutil.rmtree, private_tmp, ignore_errors=True)
-    if lease is not None:
-        os.chown(private_tmp, lease.uid, lease.uid)
-    env = _bot_env(request.env_extra, str(private_tmp))
-    return _ExecPlan(argv=inner, env=env, cwd=str(request.host_cwd), private_tmp=private_tmp)
+    """The command run directly in the bot's directory, with its private temporary dir."""
+    env = _bot_env(env_extra, str(private_tmp))
+    return _ExecPlan(argv=inner, env=env, cwd=str(request.host_cwd), preexec_fn=join)
 
 
-def _log_pipe(log_path: Path, undo: contextlib.ExitStack) -> tuple[BinaryIO, int, int]:
-    """The log file and a pipe for the bot's output: (log file, read end, write end)."""
-    log_file = open(log_path, "ab", buffering=0)  # noqa: SIM115 (closed by the reader)
+def _steps(*steps: Callable[[], None] | None) -> Callable[[], None]:
+    """One ``preexec_fn`` running ``steps`` in order (None: skipped)."""
+    todo = [step for step in steps if step is not None]
+
+    def run() -> None:
+        for step in todo:
+            step()
+
+    return run
+
+
+def _log_pipe(request: _LaunchRequest, undo: contextlib.ExitStack) -> tuple[BinaryIO, int, int]:
+    """The log file (appended to or truncated, never through a symlink) and a pipe for the
+    bot's output: (log file, read end, write end)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags |= os.O_APPEND if request.append_log else os.O_TRUNC
+    log_file = os.fdopen(os.open(request.log_path, flags, 0o644), "wb", buffering=0)
     undo.callback(log_file.close)
     read_fd, write_fd = os.pipe2(os.O_CLOEXEC)
     undo.callback(os.close, read_fd)

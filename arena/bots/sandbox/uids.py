@@ -5,9 +5,11 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import shutil
 import stat
 from pathlib import Path
 
+from .cgroups import sweep_groups
 from .policy import SandboxError, SandboxPolicy
 from .procfs import _kill_until_gone, _pids_of_uid
 
@@ -27,12 +29,12 @@ class _UidLease:
     @classmethod
     def acquire(cls, policy: SandboxPolicy) -> _UidLease:
         lock_dir = policy.uid_lock_dir
-        _private_dir(lock_dir)
+        _owned_dir(lock_dir, 0o700)
         for uid in range(policy.uid_base, policy.uid_base + policy.uid_count):
             fd = _try_lock(lock_dir, uid)
             if fd is None:
                 continue
-            if _swept(fd, uid):
+            if _swept(fd, uid, policy):
                 os.pwrite(fd, f"in use by pid {os.getpid()}".encode().ljust(31) + b"\n", 0)
                 return cls(uid, fd)
             os.close(fd)
@@ -59,21 +61,23 @@ def _try_lock(lock_dir: Path, uid: int) -> int | None:
     return fd
 
 
-def _swept(fd: int, uid: int) -> bool:
-    """Whether no process runs under an unheld uid any more. Unless its last holder released
-    it cleanly (a platform process crashed), its leftovers are killed first."""
+def _swept(fd: int, uid: int, policy: SandboxPolicy) -> bool:
+    """Whether no process and no file of an unheld uid is left. Unless its last holder
+    released it cleanly (a platform process crashed), its leftovers are removed first."""
     if os.pread(fd, len(_CLEAN), 0) == _CLEAN:
         return True
-    if _kill_until_gone(lambda: _pids_of_uid(uid)):
-        return True
-    logger.error("sandbox uid %d has unkillable leftover processes; skipping it", uid)
-    return False
+    if not (sweep_groups(policy, uid) and _kill_until_gone(lambda: _pids_of_uid(uid))):
+        logger.error("sandbox uid %d has unkillable leftover processes; skipping it", uid)
+        return False
+    shutil.rmtree(policy.private_tmp_root / str(uid), ignore_errors=True)
+    return True
 
 
 def sweep_leftovers(policy: SandboxPolicy) -> int:
     """Kill what crashed platform processes left running under uids nobody holds now (a
-    platform SIGKILLed while bwrap was starting can leave a bot behind). Returns how many
-    uids were cleaned; call it when a platform process starts."""
+    platform SIGKILLed while bwrap was starting, or any rlimits-mode bot), whatever is in
+    their cgroups, the groups themselves and their rlimits-mode private tmp dirs. Returns
+    how many uids were cleaned; call it when a platform process starts."""
     lock_dir = policy.uid_lock_dir
     if os.geteuid() != 0 or not lock_dir.is_dir():
         return 0
@@ -84,7 +88,7 @@ def sweep_leftovers(policy: SandboxPolicy) -> int:
         if fd is None:
             continue
         try:
-            if os.pread(fd, len(_CLEAN), 0) != _CLEAN and _swept(fd, uid):
+            if os.pread(fd, len(_CLEAN), 0) != _CLEAN and _swept(fd, uid, policy):
                 os.pwrite(fd, _CLEAN, 0)
                 cleaned += 1
         finally:
@@ -92,13 +96,21 @@ def sweep_leftovers(policy: SandboxPolicy) -> int:
     return cleaned
 
 
-def _private_dir(path: Path) -> None:
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+def _owned_dir(path: Path, mode: int) -> None:
+    """Make sure ``path`` is a directory of ours that others can do no more than ``mode``."""
+    path.mkdir(mode=mode, parents=True, exist_ok=True)
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
         raise SandboxError(f"{path} must be a directory owned by uid {os.geteuid()}")
-    if st.st_mode & 0o077:
-        os.chmod(path, 0o700)
+    if stat.S_IMODE(st.st_mode) != mode:
+        os.chmod(path, mode)
+
+
+def _private_tmp_path(policy: SandboxPolicy, uid: int) -> Path:
+    """Where the bot under ``uid`` gets its private tmp dir in rlimits mode (root only): in
+    a root-owned folder others may only traverse."""
+    _owned_dir(policy.private_tmp_root, 0o711)
+    return policy.private_tmp_root / str(uid)
 
 
 def _check_reachable(path: Path, *, ancestors: bool) -> None:

@@ -1,6 +1,7 @@
-"""Allocate (and touch) memory in 32 MiB steps until something stops it.
+"""Allocate (and touch) memory in 32 MiB steps, up to 2 GiB: below the 4 GiB address-space
+backstop, so only a real memory limit can stop it.
 
-Prints how far it got; a MemoryError is reported and ends the script normally.
+Prints how far it got; a MemoryError is reported and ends the script with status 3.
 """
 
 import sys
@@ -8,7 +9,7 @@ import sys
 chunks = []
 step = 32 * 1024 * 1024
 try:
-    for _ in range(1024):  # up to 32 GiB
+    for _ in range(64):  # up to 2 GiB
         chunks.append(b"x" * step)
         print(f"allocated {len(chunks) * 32} MiB", flush=True)
 except MemoryError:

@@ -1,12 +1,11 @@
 """Try to change the bot's own code and directory, and to write where it is allowed.
 
-argv: SOCKET_DIR (the directory it may write). Prints JSON: action -> "ok" or errno name.
+Prints JSON: action -> "ok" or errno name.
 """
 
 import errno
 import json
 import os
-import sys
 
 
 def attempt(action):
@@ -35,7 +34,6 @@ print(
             "mkdir_in_cwd": attempt(lambda: os.mkdir("newdir")),
             "write_root": attempt(write("/arena-escape.txt")),
             "write_usr": attempt(write("/usr/arena-escape.txt")),
-            "write_socket_dir": attempt(write(os.path.join(sys.argv[1], "probe.txt"))),
             "write_tmp": attempt(write(os.path.join(os.environ["TMPDIR"], "probe.txt"))),
         }
     )

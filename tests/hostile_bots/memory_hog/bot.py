@@ -1,12 +1,14 @@
-"""Calls normally; for every card it first allocates a 4 GiB buffer (and, should that ever
-succeed, touches every page of it)."""
+"""Calls normally; for every card it grabs (and touches) 32 MiB more and keeps it, up to
+2 GiB: below the 4 GiB address-space backstop, so only a real memory limit stops it. Reports
+how far it got on stderr ("holding N MiB", or "MemoryError at N MiB")."""
 
 import random
 import sys
 
 from arena.sdk import Bot, serve
 
-GiB = 1024**3
+STEP = 32 * 1024 * 1024
+held = []
 
 
 class MemoryHog(Bot):
@@ -16,10 +18,13 @@ class MemoryHog(Bot):
         return random.choice(obs.legal_calls)
 
     def play(self, obs):
-        print("allocating 4 GiB", file=sys.stderr, flush=True)
-        hog = bytearray(4 * GiB)
-        for i in range(0, len(hog), 4096):
-            hog[i] = 1
+        while len(held) * STEP < 2 * 1024**3:
+            try:
+                held.append(b"x" * STEP)
+            except MemoryError:
+                print(f"MemoryError at {len(held) * 32} MiB", file=sys.stderr, flush=True)
+                raise
+            print(f"holding {len(held) * 32} MiB", file=sys.stderr, flush=True)
         return random.choice(obs.legal_cards)
 
 

@@ -1,0 +1,193 @@
+"""A memory and a pids cgroup per bot (as root): they count what rlimits cannot, i.e. shared
+memory, tmpfs pages and kernel memory of the whole sandbox, and every task it starts."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from arena.bots.limits import Limits
+
+from .policy import SandboxPolicy
+from .procfs import _KILL_TIMEOUT, _signal_pid
+
+logger = logging.getLogger(__package__)  # the package's one logger, named as before the split
+
+Control = Literal["cgroup2", "cgroup1", "rlimits"]
+_NEEDED = ("memory", "pids")
+_REMOVE_TIMEOUT = 2.0
+
+
+@dataclass(frozen=True)
+class _Hierarchies:
+    """Where the memory and pids controllers are mounted (one folder for v2)."""
+
+    version: Literal["cgroup2", "cgroup1"]
+    memory: Path
+    pids: Path
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fs type, options) of every mount."""
+    found = []
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            _dev, point, fstype, options, *_ = line.split()
+            point = point.encode().decode("unicode_escape")  # \040 for a space...
+            found.append((point, fstype, set(options.split(","))))
+    return found
+
+
+def _find_hierarchies() -> _Hierarchies | None:
+    """cgroup v2 when its root offers both controllers, else v1 mounts of both, else None."""
+    mounts = _mounts()
+    for point, fstype, _ in mounts:
+        if fstype == "cgroup2":
+            with contextlib.suppress(OSError):
+                controllers = (Path(point) / "cgroup.controllers").read_text().split()
+                if all(c in controllers for c in _NEEDED):
+                    return _Hierarchies("cgroup2", Path(point), Path(point))
+    v1 = {c: Path(p) for p, fstype, opts in mounts if fstype == "cgroup" for c in opts & {*_NEEDED}}
+    if all(c in v1 for c in _NEEDED):
+        return _Hierarchies("cgroup1", v1["memory"], v1["pids"])
+    return None
+
+
+@functools.cache
+def _detect(use: bool, euid: int) -> _Hierarchies | None:
+    """The hierarchies bots get groups in (root only), logged once per process."""
+    found = _find_hierarchies() if use and euid == 0 else None
+    if found is not None:
+        logger.info(
+            "sandbox limits: %s memory+pids groups under %s and %s",
+            found.version,
+            found.memory,
+            found.pids,
+        )
+    else:
+        why = "disabled by the policy" if not use else "not root" if euid else "none mounted"
+        logger.warning(
+            "sandbox limits: rlimits only, no cgroup (%s): shared memory and tmpfs pages "
+            "are not counted against the memory limit",
+            why,
+        )
+    return found
+
+
+def hierarchies(policy: SandboxPolicy) -> _Hierarchies | None:
+    return _detect(policy.use_cgroups, os.geteuid())
+
+
+class BotCgroup:
+    """The groups of one bot, named after its leased uid (so the lease guards them too)."""
+
+    def __init__(self, where: _Hierarchies, policy: SandboxPolicy, uid: int) -> None:
+        self.version = where.version
+        roots = dict.fromkeys([where.memory, where.pids])  # one root for v2
+        self._parents = [root / policy.cgroup_parent for root in roots]
+        self.dirs = [parent / f"uid-{uid}" for parent in self._parents]
+
+    def create(self, limits: Limits) -> None:
+        """Fresh groups with ``limits`` (removing what a killed platform left)."""
+        if not self.remove():
+            raise OSError(f"cannot remove the leftover cgroup {self.dirs}")
+        for parent in self._parents:
+            parent.mkdir(parents=True, exist_ok=True)
+            if self.version == "cgroup2":
+                _enable_controllers(parent)
+        for group in self.dirs:
+            group.mkdir()
+        for name, value in self._settings(limits):
+            for group in self.dirs:
+                if (group / name).exists():
+                    (group / name).write_text(value)
+
+    def _settings(self, limits: Limits) -> list[tuple[str, str]]:
+        """(file, value) pairs in the order they must be written; missing files skipped."""
+        memory, tasks = str(limits.memory_bytes), str(limits.max_processes)
+        if self.version == "cgroup2":
+            return [("memory.max", memory), ("memory.swap.max", "0"), ("pids.max", tasks)]
+        return [
+            ("memory.limit_in_bytes", memory),
+            ("memory.memsw.limit_in_bytes", memory),  # memory+swap: no swap at all
+            ("memory.swappiness", "0"),
+            ("pids.max", tasks),
+        ]
+
+    def procs_fds(self) -> list[int]:
+        """Open ``cgroup.procs`` of every group, for a child to join before it execs."""
+        return [os.open(group / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for group in self.dirs]
+
+    def pids(self) -> list[int]:
+        """Every process in the groups (zombies included until reaped)."""
+        found: set[int] = set()
+        for group in self.dirs:
+            with contextlib.suppress(FileNotFoundError):
+                found.update(int(p) for p in (group / "cgroup.procs").read_text().split())
+        return sorted(found)
+
+    def contains(self, pid: int) -> bool:
+        return pid in self.pids()
+
+    def kill(self) -> bool:
+        """SIGKILL everything in the groups until they are empty; True on success."""
+        deadline = time.monotonic() + _KILL_TIMEOUT
+        while pids := self.pids():
+            if time.monotonic() > deadline:
+                return False
+            for pid in pids:
+                _signal_pid(pid, signal.SIGKILL, self.contains)
+            time.sleep(0.01)
+        return True
+
+    def remove(self) -> bool:
+        """Kill what is left and remove the groups; True when none exists any more."""
+        if not self.kill():
+            return False
+        deadline = time.monotonic() + _REMOVE_TIMEOUT
+        for group in self.dirs:
+            while True:
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # EBUSY while the last exiting tasks are released
+                    if time.monotonic() > deadline:
+                        logger.error("cannot remove cgroup %s", group)
+                        return False
+                    time.sleep(0.01)
+        return True
+
+
+def _enable_controllers(group: Path) -> None:
+    """cgroup v2: let the children of ``group`` (and of its ancestors) use both controllers."""
+    for parent in [*reversed(group.parents), group]:
+        control = parent / "cgroup.subtree_control"
+        if control.exists() and not set(_NEEDED) <= set(control.read_text().split()):
+            control.write_text(" ".join(f"+{c}" for c in _NEEDED))
+
+
+def joiner(fds: Sequence[int]) -> Callable[[], None]:
+    """A ``preexec_fn`` step moving the forked child into the groups before it execs: the bot
+    never runs a single instruction outside them."""
+
+    def join() -> None:
+        for fd in fds:
+            os.write(fd, b"0")  # 0: the writing process itself
+
+    return join
+
+
+def sweep_groups(policy: SandboxPolicy, uid: int) -> bool:
+    """Kill and remove the groups a killed platform left for ``uid``; True when none is left."""
+    where = hierarchies(policy)
+    return where is None or BotCgroup(where, policy, uid).remove()
