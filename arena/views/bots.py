@@ -144,4 +144,4 @@ def _faults(s: Session, versions: list[int]) -> dict[str, int]:
         .group_by(MatchFault.kind)
         .order_by(func.count().desc())
     )
-    return dict(s.execute(query).tuples())
+    return {key: n for key, n in s.execute(query)}

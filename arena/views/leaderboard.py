@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store import StoreError, Tournament, game_rows
+from arena.store import BotVersion, StoreError, Tournament, game_rows
 from arena.tournaments.standings import Standing, rank
 from arena.views.cache import CACHE, Scope
 
@@ -35,6 +35,7 @@ class Bar:
 class Row:
     rank: int
     bot_version_id: int
+    bot_id: int
     bot: str
     version: str
     elo: float
@@ -74,7 +75,13 @@ def leaderboard(s: Session, scope: Scope) -> Leaderboard:
     table = standings_for(s, scope)
     title = "All games (every tournament)" if scope is None else _title(s, scope)
     axis = _axis(table)
-    rows = [_row(i, st, table[i - 1] if i else None, axis) for i, st in enumerate(table)]
+    ids = [st.bot_version_id for st in table]
+    query = select(BotVersion.id, BotVersion.bot_id).where(BotVersion.id.in_(ids))
+    bots = {version: bot for version, bot in s.execute(query)}
+    rows = [
+        _row(i, st, table[i - 1] if i else None, axis, bots[st.bot_version_id])
+        for i, st in enumerate(table)
+    ]
     return Leaderboard(scope, title, rows, axis, _ticks(axis))
 
 
@@ -85,13 +92,16 @@ def _title(s: Session, tournament_id: int) -> str:
     return f"Tournament {tournament_id}: {name}"
 
 
-def _row(i: int, st: Standing, above: Standing | None, axis: tuple[float, float]) -> Row:
+def _row(
+    i: int, st: Standing, above: Standing | None, axis: tuple[float, float], bot_id: int
+) -> Row:
     r, stats = st.rating, st.stats
     bot, _, version = st.ref.rpartition("@")
     separated = above is None or above.rating.ci_low > r.ci_high
     return Row(
         rank=i + 1,
         bot_version_id=st.bot_version_id,
+        bot_id=bot_id,
         bot=bot,
         version=version,
         elo=r.elo,

@@ -17,6 +17,7 @@ from arena.store import (
     game_rows,
     get_tournament,
 )
+from arena.store.models import MATCH_STATUSES
 from arena.views.cache import CACHE
 from arena.views.headtohead import Cell, head_to_head
 from arena.views.leaderboard import Leaderboard, leaderboard
@@ -64,7 +65,7 @@ class TournamentPage:
 
 
 def _progress_of(s: Session, ids: list[int]) -> dict[int, Progress]:
-    counts: dict[int, dict[str, int]] = defaultdict(dict)
+    counts: dict[int, dict[str, int]] = defaultdict(lambda: dict.fromkeys(MATCH_STATUSES, 0))
     query = (
         select(Match.tournament_id, Match.status, func.count())
         .where(Match.tournament_id.in_(ids))
@@ -81,7 +82,7 @@ def _entrants_of(s: Session, ids: list[int]) -> dict[int, int]:
         .where(TournamentEntry.tournament_id.in_(ids))
         .group_by(TournamentEntry.tournament_id)
     )
-    return dict(s.execute(query).tuples())
+    return {key: n for key, n in s.execute(query)}
 
 
 def _summaries(s: Session, tournaments: list[Tournament]) -> list[TournamentSummary]:

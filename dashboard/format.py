@@ -1,0 +1,28 @@
+"""Template filters: numbers with their unbounded and missing cases."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+
+def number(x: float | None, digits: int = 0, sign: bool = False) -> str:
+    if x is None:
+        return "–"
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def interval(low: float | None, high: float | None, digits: int = 0) -> str:
+    """``low…high``; an unbounded side is ∞."""
+    lo = "-∞" if low is None else f"{low:.{digits}f}"
+    hi = "∞" if high is None else f"{high:.{digits}f}"
+    return f"{lo}…{hi}"
+
+
+def percent(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def register_filters(app: Flask) -> None:
+    app.add_template_filter(number)
+    app.add_template_filter(interval)
+    app.add_template_filter(percent)
