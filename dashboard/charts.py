@@ -45,4 +45,4 @@ def line_chart(series: list[dict[str, Any]]) -> Chart | None:
         text = " ".join(f"{x},{y}" for x, y in coords)
         lines.append(Line(line["bot"], COLOURS[i % len(COLOURS)], text, coords[-1]))
     ticks = [(round(v), at(0, v)[1]) for v in (y_lo + 10, (y_lo + y_hi) / 2, y_hi - 10)]
-    return Chart(WIDTH, HEIGHT, lines, ticks, int(x_hi) + 1)
+    return Chart(WIDTH, HEIGHT, lines, ticks, len(set(xs)))

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import pytest
 from sqlalchemy import select
 
-from arena.bots.factory import house_player
 from arena.config import Settings
 from arena.game import PAGAT
 from arena.referee import play_match
@@ -24,7 +23,7 @@ from arena.store import (
     create_tournament,
     record_result,
 )
-from arena.tournaments.registry import Runtime
+from arena.tournaments.registry import Runtime, player_for
 from arena.tournaments.run import match_spec, run_match
 from arena.tournaments.standings import save_snapshot, standings
 from arena.views.cache import CACHE
@@ -98,18 +97,18 @@ def fill(db: Database, runtime: Runtime) -> Site:
         bots = {v.bot.name: v.bot_id for v in versions}
     for match_id in matches[:2]:
         assert run_match(db, runtime, match_id, "test") == "done"
-    _play_with_faults(db, matches[2])
+    _play_with_faults(db, runtime, matches[2])
     save_snapshot(db, t.id, standings(db, t.id))
     with db.session() as s:
         claim_match(s, matches[3], "test")
     return Site(t.id, matches[:2], matches[2], matches[3], matches[4], bots)
 
 
-def _play_with_faults(db: Database, match_id: int) -> None:
+def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
     with db.session() as s:
         claim_match(s, match_id, "test")
-    spec, _ = match_spec(db, match_id)
-    players = [house_player("random", i) for i in range(4)]
+    spec, versions = match_spec(db, match_id)
+    players = [player_for(runtime, v, i, runtime.log_dir()) for i, v in enumerate(versions)]
     players[1] = Garbage(players[1])
     result = play_match(spec, players)
     with db.session() as s:
