@@ -12,7 +12,12 @@ from arena.views.bots import bot_list, bot_page
 from arena.views.decision import export_decision
 from arena.views.leaderboard import leaderboard as board_of
 from arena.views.matches import match_detail, match_list
-from arena.views.tournaments import tournament_list, tournament_page, tournament_summary
+from arena.views.tournaments import (
+    standings_table,
+    tournament_list,
+    tournament_page,
+    tournament_summary,
+)
 from dashboard.db import session
 from dashboard.matches import finished_record
 from dashboard.params import match_filter, scope
@@ -45,14 +50,15 @@ def tournament(tournament_id: int):
 
 @api.get("/tournaments/<int:tournament_id>/standings")
 def standings(tournament_id: int):
-    page = tournament_page(session(), tournament_id)
+    s = session()
+    page, table = tournament_page(s, tournament_id), standings_table(s, tournament_id)
     return jsonify(
         {
             "tournament": page.summary.as_dict(),
-            "rows": [asdict(row) for row in page.board.rows],
+            "rows": [asdict(row) for row in table.board.rows],
             "head_to_head": {
-                "bots": [row.bot_version_id for row in page.board.rows],
-                "cells": [[c and asdict(c) for c in line] for line in page.matrix],
+                "bots": [row.bot_version_id for row in table.board.rows],
+                "cells": [[c and asdict(c) for c in line] for line in table.matrix],
             },
             "history": page.history,
         }

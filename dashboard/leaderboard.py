@@ -5,8 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, render_template, request
 
 from arena.views.leaderboard import leaderboard as board_of
-from arena.views.tournaments import tournament_list
+from arena.views.leaderboard import title_of
+from arena.views.tournaments import tournament_choices
 from dashboard.db import session
+from dashboard.fragments import cached_html
 from dashboard.params import scope
 
 leaderboard = Blueprint("leaderboard", __name__)
@@ -15,5 +17,15 @@ leaderboard = Blueprint("leaderboard", __name__)
 @leaderboard.get("/")
 def index():
     s = session()
-    board = board_of(s, scope(s, request.args))
-    return render_template("leaderboard.html", board=board, tournaments=tournament_list(s))
+    chosen = scope(s, request.args)
+    title = title_of(s, chosen)  # an unknown tournament is a 404 before anything is fitted
+    board = cached_html(
+        "board", chosen, lambda: render_template("_board.html", board=board_of(s, chosen))
+    )
+    return render_template(
+        "leaderboard.html",
+        title=title,
+        scope=chosen,
+        board_html=board,
+        tournaments=tournament_choices(s),
+    )

@@ -9,7 +9,7 @@ from flask import Blueprint, Response, abort, render_template, request
 from arena.views.bots import bot_list
 from arena.views.decision import export_decision
 from arena.views.matches import match_detail, match_list, public_record
-from arena.views.tournaments import tournament_list
+from arena.views.tournaments import tournament_choices
 from dashboard.db import session
 from dashboard.params import match_filter
 
@@ -21,7 +21,7 @@ def index():
     s = session()
     page = match_list(s, match_filter(request.args))
     return render_template(
-        "matches.html", page=page, tournaments=tournament_list(s), bots=bot_list(s)
+        "matches.html", page=page, tournaments=tournament_choices(s), bots=bot_list(s)
     )
 
 

@@ -34,17 +34,24 @@ class BotPage:
 
 
 def bot_list(s: Session) -> list[BotSummary]:
-    """By name; each with its newest version's status."""
-    bots = s.scalars(select(Bot).order_by(Bot.name))
-    return [_summary(b) for b in bots]
+    """By name; each with its newest version's status (three queries, whatever the count)."""
+    query = (
+        select(Bot.id, Bot.name, func.count(BotVersion.id), func.max(BotVersion.id))
+        .outerjoin(BotVersion, BotVersion.bot_id == Bot.id)
+        .group_by(Bot.id, Bot.name)
+        .order_by(Bot.name)
+    )
+    rows = list(s.execute(query))
+    latest_ids = [latest for *_, latest in rows if latest is not None]
+    latest = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(latest_ids)))}
+    return [_summary(bot_id, name, n, latest.get(last)) for bot_id, name, n, last in rows]
 
 
-def _summary(bot: Bot) -> BotSummary:
-    latest = bot.versions[-1] if bot.versions else None
+def _summary(bot_id: int, name: str, versions: int, latest: BotVersion | None) -> BotSummary:
     return BotSummary(
-        bot.id,
-        bot.name,
-        len(bot.versions),
+        bot_id,
+        name,
+        versions,
         latest.version if latest else "",
         latest.status if latest else "",
     )
@@ -65,8 +72,9 @@ def bot_page(s: Session, bot_id: int) -> BotPage:
         }
         for v in bot.versions
     ]
+    last = bot.versions[-1] if bot.versions else None
     return BotPage(
-        _summary(bot),
+        _summary(bot.id, bot.name, len(bot.versions), last),
         versions,
         rating_history(s, set(ids)),
         _recent(s, ids),

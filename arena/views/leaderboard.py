@@ -73,7 +73,7 @@ def standings_for(s: Session, scope: Scope) -> list[Standing]:
 
 def leaderboard(s: Session, scope: Scope) -> Leaderboard:
     table = standings_for(s, scope)
-    title = "All games (every tournament)" if scope is None else _title(s, scope)
+    title = title_of(s, scope)
     axis = _axis(table)
     ids = [st.bot_version_id for st in table]
     query = select(BotVersion.id, BotVersion.bot_id).where(BotVersion.id.in_(ids))
@@ -85,11 +85,13 @@ def leaderboard(s: Session, scope: Scope) -> Leaderboard:
     return Leaderboard(scope, title, rows, axis, _ticks(axis))
 
 
-def _title(s: Session, tournament_id: int) -> str:
-    name = s.scalar(select(Tournament.name).where(Tournament.id == tournament_id))
+def title_of(s: Session, scope: Scope) -> str:
+    if scope is None:
+        return "All games (every tournament)"
+    name = s.scalar(select(Tournament.name).where(Tournament.id == scope))
     if name is None:
-        raise StoreError(f"no tournament with id {tournament_id}")
-    return f"Tournament {tournament_id}: {name}"
+        raise StoreError(f"no tournament with id {scope}")
+    return f"Tournament {scope}: {name}"
 
 
 def _row(

@@ -59,9 +59,13 @@ class TournamentPage:
     rules: dict[str, Any]
     clock: dict[str, Any]
     games_per_match: int
-    board: Leaderboard
     history: list[dict[str, Any]]  # one series per bot: {"bot": ref, "points": [[i, elo]]}
-    matrix: list[list[Cell | None]]  # in board order
+
+
+@dataclass(frozen=True)
+class Standings:
+    board: Leaderboard
+    matrix: list[list[Cell | None]]  # head-to-head, rows and columns in board order
 
 
 def _progress_of(s: Session, ids: list[int]) -> dict[int, Progress]:
@@ -112,19 +116,29 @@ def tournament_summary(s: Session, tournament_id: int) -> TournamentSummary:
 
 def tournament_page(s: Session, tournament_id: int) -> TournamentPage:
     tournament = get_tournament(s, tournament_id)
-    board = leaderboard(s, tournament_id)
-    cells = CACHE.get(s, "h2h", tournament_id, lambda: head_to_head(game_rows(s, tournament_id)))
-    order = [row.bot_version_id for row in board.rows]
-    matrix = [[cells.get((a, b)) for b in order] for a in order]
     return TournamentPage(
         summary=_summaries(s, [tournament])[0],
         rules=tournament.ruleset,
         clock=tournament.clock,
         games_per_match=tournament.games_per_match,
-        board=board,
         history=rating_history(s, tournament_id),
-        matrix=matrix,
     )
+
+
+def standings_table(s: Session, tournament_id: int) -> Standings:
+    """The leaderboard and head-to-head matrix, both cached until a result arrives."""
+    board = leaderboard(s, tournament_id)
+    cells = CACHE.get(s, "h2h", tournament_id, lambda: head_to_head(game_rows(s, tournament_id)))
+    order = [row.bot_version_id for row in board.rows]
+    return Standings(board, [[cells.get((a, b)) for b in order] for a in order])
+
+
+def tournament_choices(s: Session) -> list[tuple[int, str, str]]:
+    """(id, name, status), newest first: what a selector needs, without counting matches."""
+    query = select(Tournament.id, Tournament.name, Tournament.status)
+    return [
+        (i, name, status) for i, name, status in s.execute(query.order_by(Tournament.id.desc()))
+    ]
 
 
 def rating_history(s: Session, tournament_id: int) -> list[dict[str, Any]]:
