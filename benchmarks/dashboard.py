@@ -19,17 +19,18 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
-from sqlalchemy import insert, text, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.engine import URL
 
 from arena.bots.factory import house_player
-from arena.config import Settings
 from arena.game import PAGAT
 from arena.referee import Clock, MatchSpec, play_match
 from arena.store import (
@@ -89,7 +90,7 @@ def fill(db: Database, games: int, tournaments: int, replays: int, tmp: str) -> 
     """Bulk-insert the tournaments; returns ids worth requesting."""
     rng = np.random.default_rng(1)
     strength = rng.normal(0, 2.0, BOTS)  # mean points per deal of each bot
-    blobs = BlobStore(Settings("", __import__("pathlib").Path(tmp), "").data_dir / "blobs")
+    blobs = BlobStore(Path(tmp) / "blobs")
     with db.session() as s:
         versions = [
             add_bot_version(
@@ -118,7 +119,7 @@ def fill(db: Database, games: int, tournaments: int, replays: int, tmp: str) -> 
 
 
 def tour_matches(s, tournament_id: int) -> list[Match]:
-    return list(s.query(Match).filter(Match.tournament_id == tournament_id))
+    return list(s.scalars(select(Match).where(Match.tournament_id == tournament_id)))
 
 
 def _results(db, rng, strength, versions, tables, ids) -> None:
@@ -236,8 +237,6 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--postgres", default=DEFAULT_PG)
     args = parser.parse_args()
-    import tempfile
-
     with private_schema(args.postgres) as url, tempfile.TemporaryDirectory() as tmp:
         db = Database(url)
         t0 = time.perf_counter()
