@@ -9,6 +9,7 @@ from pathlib import Path
 from flask import Blueprint, jsonify, request
 
 from arena.views.bots import bot_list, bot_page
+from arena.views.cache import CACHE
 from arena.views.decision import export_decision
 from arena.views.leaderboard import leaderboard as board_of
 from arena.views.matches import match_detail, match_list
@@ -51,18 +52,21 @@ def tournament(tournament_id: int):
 @api.get("/tournaments/<int:tournament_id>/standings")
 def standings(tournament_id: int):
     s = session()
-    page, table = tournament_page(s, tournament_id), standings_table(s, tournament_id)
-    return jsonify(
-        {
-            "tournament": page.summary.as_dict(),
-            "rows": [asdict(row) for row in table.board.rows],
-            "head_to_head": {
-                "bots": [row.bot_version_id for row in table.board.rows],
-                "cells": [[c and asdict(c) for c in line] for line in table.matrix],
-            },
-            "history": page.history,
-        }
-    )
+    page = tournament_page(s, tournament_id)
+    tables = CACHE.get(s, "api:standings", tournament_id, lambda: _tables(s, tournament_id))
+    return jsonify({"tournament": page.summary.as_dict(), **tables, "history": page.history})
+
+
+def _tables(s, tournament_id: int) -> dict:
+    """Standings and head-to-head as JSON data, kept until the next result (2,500 cells)."""
+    table = standings_table(s, tournament_id)
+    return {
+        "rows": [asdict(row) for row in table.board.rows],
+        "head_to_head": {
+            "bots": [row.bot_version_id for row in table.board.rows],
+            "cells": [[c and asdict(c) for c in line] for line in table.matrix],
+        },
+    }
 
 
 @api.get("/bots")

@@ -8,9 +8,10 @@ from flask import Blueprint, Response, abort, render_template, request
 
 from arena.views.bots import bot_list
 from arena.views.decision import export_decision
-from arena.views.matches import match_detail, match_list, public_record
+from arena.views.matches import match_detail, match_list, public_record, public_record_json
 from arena.views.tournaments import tournament_choices
 from dashboard.db import session
+from dashboard.format import json_in_script
 from dashboard.params import match_filter
 
 matches = Blueprint("matches", __name__, url_prefix="/matches")
@@ -27,7 +28,11 @@ def index():
 
 @matches.get("/<int:match_id>")
 def show(match_id: int):
-    return render_template("match.html", match=match_detail(session(), match_id))
+    s = session()
+    detail = match_detail(s, match_id)
+    record = public_record_json(s, match_id)  # None while the match runs: no card shown
+    page_record = None if record is None else json_in_script(record)
+    return render_template("match.html", match=detail, record=page_record)
 
 
 @matches.get("/<int:match_id>/replay.json")

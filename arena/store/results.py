@@ -113,13 +113,18 @@ def _fault_rows(match_id: int, seats: list[int], result: MatchResult) -> list[di
 
 def load_replay(s: Session, match_id: int) -> dict[str, Any]:
     """The match record (``MatchResult.record``) as it was stored."""
+    return json.loads(load_replay_json(s, match_id))
+
+
+def load_replay_json(s: Session, match_id: int) -> str:
+    """The stored record as JSON text, for pages that pass it on without reading it."""
     replay = s.scalar(select(Replay).where(Replay.match_id == match_id))
     if replay is None:
         get_match(s, match_id)
         raise StoreError(f"match {match_id} has no replay yet (it has not finished)")
     if replay.format != REPLAY_ZLIB_JSON:
         raise StoreError(f"replay of match {match_id}: unknown format {replay.format}")
-    return json.loads(zlib.decompress(replay.data))
+    return zlib.decompress(replay.data).decode()
 
 
 @dataclass(frozen=True)

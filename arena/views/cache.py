@@ -24,11 +24,15 @@ MAX_ENTRIES = 64
 
 
 def results_version(s: Session, scope: Scope) -> int:
-    """How many matches of the scope are done: grows with every recorded result."""
-    query = select(func.count()).select_from(Match).where(Match.status == "done")
-    if scope is not None:
-        query = query.where(Match.tournament_id == scope)
-    return s.scalar(query) or 0
+    """How many matches of the scope are done: grows with every recorded result. Counted
+    once per session (a page asks for several cached tables of the same scope)."""
+    seen = s.info.setdefault("arena_results_versions", {})
+    if scope not in seen:
+        query = select(func.count()).select_from(Match).where(Match.status == "done")
+        if scope is not None:
+            query = query.where(Match.tournament_id == scope)
+        seen[scope] = s.scalar(query) or 0
+    return seen[scope]
 
 
 class VersionedCache:

@@ -6,13 +6,22 @@ runs, nothing of its deals is shown.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
-from arena.store import Bot, BotVersion, GameScore, Match, MatchFault, get_match, load_replay
+from arena.store import (
+    Bot,
+    BotVersion,
+    GameScore,
+    Match,
+    MatchFault,
+    get_match,
+    load_replay_json,
+)
 from arena.store.models import MATCH_STATUSES
 
 PER_PAGE = 50
@@ -73,8 +82,8 @@ def _filtered(query, f: MatchFilter):
         query = query.where(Match.status == f.status)
     if f.bot is not None:
         versions = select(BotVersion.id).where(BotVersion.bot_id == f.bot)
-        played = (GameScore.match_id == Match.id) & GameScore.bot_version_id.in_(versions)
-        query = query.where(exists().where(played))
+        played = select(GameScore.match_id).where(GameScore.bot_version_id.in_(versions))
+        query = query.where(Match.id.in_(played))
     if f.faults is not None:
         any_fault = exists().where(MatchFault.match_id == Match.id)
         query = query.where(any_fault if f.faults else ~any_fault)
@@ -84,8 +93,10 @@ def _filtered(query, f: MatchFilter):
 def match_list(s: Session, f: MatchFilter, per_page: int = PER_PAGE) -> MatchPage:
     """Newest first. The bot filter finds the matches the bot has results in."""
     total = s.scalar(_filtered(select(func.count()).select_from(Match), f)) or 0
-    query = _filtered(select(Match), f).order_by(Match.id.desc())
-    matches = list(s.scalars(query.limit(per_page).offset((f.page - 1) * per_page)))
+    # Page through ids alone (the primary key index), then load the 50 rows.
+    ids = _filtered(select(Match.id), f).order_by(Match.id.desc())
+    ids = ids.limit(per_page).offset((f.page - 1) * per_page)
+    matches = list(s.scalars(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc())))
     pages = max(1, -(-total // per_page))
     return MatchPage(match_rows(s, matches), total, f.page, pages, f)
 
@@ -148,7 +159,6 @@ def _row(m: Match, names: dict, totals: dict, faults: dict) -> MatchRow:
 class MatchDetail:
     row: MatchRow
     faults: list[dict[str, Any]]
-    record: dict[str, Any] | None  # None unless the match is done
 
 
 def match_detail(s: Session, match_id: int) -> MatchDetail:
@@ -168,11 +178,16 @@ def match_detail(s: Session, match_id: int) -> MatchDetail:
         }
         for f in s.scalars(query)
     ]
-    record = load_replay(s, match_id) if match.status == "done" else None
-    return MatchDetail(row, faults, record)
+    return MatchDetail(row, faults)
 
 
 def public_record(s: Session, match_id: int) -> dict[str, Any] | None:
     """The full replay of a finished match; None while it is not finished."""
+    text = public_record_json(s, match_id)
+    return None if text is None else json.loads(text)
+
+
+def public_record_json(s: Session, match_id: int) -> str | None:
+    """The same as JSON text; None while the match is not finished (no card is shown)."""
     match = get_match(s, match_id)
-    return load_replay(s, match_id) if match.status == "done" else None
+    return load_replay_json(s, match_id) if match.status == "done" else None
