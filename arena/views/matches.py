@@ -90,8 +90,9 @@ def _filtered(query, f: MatchFilter):
     return query
 
 
-def match_list(s: Session, f: MatchFilter, per_page: int = PER_PAGE) -> MatchPage:
+def match_list(s: Session, f: MatchFilter, per_page: int | None = None) -> MatchPage:
     """Newest first. The bot filter finds the matches the bot has results in."""
+    per_page = per_page or PER_PAGE
     total = s.scalar(_filtered(select(func.count()).select_from(Match), f)) or 0
     # Page through ids alone (the primary key index), then load the 50 rows.
     ids = _filtered(select(Match.id), f).order_by(Match.id.desc())

@@ -87,12 +87,15 @@ def test_match_list_filters_and_pages(client, site):
 
 def test_paging(client, site, monkeypatch):
     monkeypatch.setattr("arena.views.matches.PER_PAGE", 2)
-    from dashboard import params  # noqa: F401 - the page size is read at call time
-
-    first = client.get("/api/v1/matches?page=1").get_json()
-    assert first["total"] == 5
-    html = client.get("/matches/?page=2&status=done").get_data(as_text=True)
-    assert "page 2" in html
+    pages = [client.get(f"/api/v1/matches?page={n}").get_json() for n in (1, 2, 3, 4)]
+    assert [len(p["matches"]) for p in pages] == [2, 2, 1, 0]
+    assert {p["total"] for p in pages} == {5} and {p["pages"] for p in pages} == {3}
+    seen = [m["id"] for p in pages for m in p["matches"]]
+    assert seen == sorted(seen, reverse=True) and len(set(seen)) == 5
+    html = client.get("/matches/?page=2&faults=no").get_data(as_text=True)
+    assert "page 2 of 2" in html
+    assert 'rel="prev" href="/matches/?page=1&amp;faults=no"' in html
+    assert 'rel="next"' not in html
 
 
 def test_a_running_match_shows_no_card(client, site):
