@@ -29,6 +29,7 @@ from arena.tournaments.standings import save_snapshot, standings
 from arena.views.cache import CACHE
 from dashboard import create_app
 from tests.store import conftest as store_fixtures
+from tests.views.players import Delegating
 
 pg_url = store_fixtures.pg_url
 sqlite_template = store_fixtures.sqlite_template
@@ -41,27 +42,14 @@ RULES = PAGAT.with_(deals_per_game=2)
 CLOCK = {"decision_ms": 1000, "bank_ms": 5000, "startup_ms": 5000}
 
 
-class Garbage:
+class Garbage(Delegating):
     """A house bot that answers its 3rd and 7th decisions with nonsense (two faults)."""
 
-    def __init__(self, inner) -> None:
-        self.inner, self.name, self.count = inner, inner.name, 0
-
-    def start(self, info, timeout_s):
-        self.inner.start(info, timeout_s)
+    count = 0
 
     def decide(self, request, timeout_s):
         self.count += 1
         return "??" if self.count in (3, 7) else self.inner.decide(request, timeout_s)
-
-    def notify(self, event):
-        self.inner.notify(event)
-
-    def cpu_seconds(self):
-        return None
-
-    def close(self):
-        self.inner.close()
 
 
 def house(name: str, kind: str) -> dict:

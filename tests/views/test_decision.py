@@ -13,29 +13,19 @@ from arena.cli import main
 from arena.game import PAGAT
 from arena.referee import Clock, MatchSpec, play_match
 from arena.views.decision import DecisionNotFound, export_decision, load_decision
+from tests.views.players import Delegating
 
 
-class Recording:
+class Recording(Delegating):
     """A house bot that remembers every request it was sent."""
 
     def __init__(self, inner) -> None:
-        self.inner, self.name, self.requests = inner, inner.name, []
-
-    def start(self, info, timeout_s):
-        self.inner.start(info, timeout_s)
+        super().__init__(inner)
+        self.requests = []
 
     def decide(self, request, timeout_s):
         self.requests.append(request)
         return self.inner.decide(request, timeout_s)
-
-    def notify(self, event):
-        self.inner.notify(event)
-
-    def cpu_seconds(self):
-        return None
-
-    def close(self):
-        self.inner.close()
 
 
 def _wire(request) -> bytes:
