@@ -6,7 +6,7 @@ import json
 
 from flask import Blueprint, Response, abort, render_template, request
 
-from arena.views.bots import bot_list
+from arena.views.bots import bot_choices
 from arena.views.decision import export_decision
 from arena.views.matches import match_detail, match_list, public_record, public_record_json
 from arena.views.tournaments import tournament_choices
@@ -22,7 +22,7 @@ def index():
     s = session()
     page = match_list(s, match_filter(request.args))
     return render_template(
-        "matches.html", page=page, tournaments=tournament_choices(s), bots=bot_list(s)
+        "matches.html", page=page, tournaments=tournament_choices(s), bots=bot_choices(s)
     )
 
 

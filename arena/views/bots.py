@@ -47,6 +47,11 @@ def bot_list(s: Session) -> list[BotSummary]:
     return [_summary(bot_id, name, n, latest.get(last)) for bot_id, name, n, last in rows]
 
 
+def bot_choices(s: Session) -> list[tuple[int, str]]:
+    """(id, name) by name: what a selector needs."""
+    return [(i, name) for i, name in s.execute(select(Bot.id, Bot.name).order_by(Bot.name))]
+
+
 def _summary(bot_id: int, name: str, versions: int, latest: BotVersion | None) -> BotSummary:
     return BotSummary(
         bot_id,

@@ -23,10 +23,19 @@ Scope = int | None  # a tournament id, or None for every tournament
 MAX_ENTRIES = 64
 
 
+def _seen(s: Session) -> dict[Scope, int]:
+    return s.info.setdefault("arena_results_versions", {})
+
+
+def note_results_version(s: Session, tournament_id: int, done: int) -> None:
+    """A caller that has just counted a tournament's done matches saves the count query."""
+    _seen(s)[tournament_id] = done
+
+
 def results_version(s: Session, scope: Scope) -> int:
     """How many matches of the scope are done: grows with every recorded result. Counted
     once per session (a page asks for several cached tables of the same scope)."""
-    seen = s.info.setdefault("arena_results_versions", {})
+    seen = _seen(s)
     if scope not in seen:
         query = select(func.count()).select_from(Match).where(Match.status == "done")
         if scope is not None:

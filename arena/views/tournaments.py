@@ -18,7 +18,7 @@ from arena.store import (
     get_tournament,
 )
 from arena.store.models import MATCH_STATUSES
-from arena.views.cache import CACHE
+from arena.views.cache import CACHE, note_results_version
 from arena.views.headtohead import Cell, head_to_head
 from arena.views.leaderboard import Leaderboard, leaderboard
 
@@ -77,6 +77,8 @@ def _progress_of(s: Session, ids: list[int]) -> dict[int, Progress]:
     )
     for tid, status, n in s.execute(query):
         counts[tid][status] = n
+    for tid in ids:
+        note_results_version(s, tid, counts[tid]["done"])
     return {tid: Progress(counts[tid]) for tid in ids}
 
 
