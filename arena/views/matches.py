@@ -94,12 +94,21 @@ def match_list(s: Session, f: MatchFilter, per_page: int | None = None) -> Match
     """Newest first. The bot filter finds the matches the bot has results in."""
     per_page = per_page or PER_PAGE
     total = s.scalar(_filtered(select(func.count()).select_from(Match), f)) or 0
-    # Page through ids alone (the primary key index), then load the 50 rows.
-    ids = _filtered(select(Match.id), f).order_by(Match.id.desc())
-    ids = ids.limit(per_page).offset((f.page - 1) * per_page)
+    ids = _page_ids(f, total, per_page)
     matches = list(s.scalars(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc())))
     pages = max(1, -(-total // per_page))
     return MatchPage(match_rows(s, matches), total, f.page, pages, f)
+
+
+def _page_ids(f: MatchFilter, total: int, per_page: int):
+    """The page's ids, walking the primary key index from the nearer end: page 495 of 500
+    skips 200 ids from the oldest end instead of 24,700 from the newest."""
+    start = (f.page - 1) * per_page
+    query = _filtered(select(Match.id), f)
+    if start <= total // 2:
+        return query.order_by(Match.id.desc()).limit(per_page).offset(start)
+    from_oldest = max(0, total - start - per_page)
+    return query.order_by(Match.id).limit(max(0, total - start - from_oldest)).offset(from_oldest)
 
 
 def match_rows(s: Session, matches: list[Match]) -> list[MatchRow]:
