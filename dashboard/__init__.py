@@ -22,7 +22,8 @@ from dashboard.tournaments import tournaments
 def create_app(database: Database | None = None, **config) -> Flask:
     """The app on ``database`` (default: the configured one, as the CLI uses)."""
     app = Flask(__name__)
-    app.config.update(JSON_SORT_KEYS=False, **config)
+    app.config.update(**config)
+    app.json.sort_keys = False  # keep the documented field order
     db.init_app(app, database)
     register_filters(app)
     app.add_template_global(line_chart)
