@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from arena.cli.bots import bot
+from arena.cli.dashboard import dashboard
 from arena.cli.db import db
 from arena.cli.demo import demo
 from arena.cli.play import play
@@ -18,5 +19,5 @@ def main() -> None:
     """Callbreak Master: run, rate and replay Callbreak bots."""
 
 
-for command in (demo, setup, play, replay, bot, tournament, standings_command, db):
+for command in (demo, setup, play, replay, bot, tournament, standings_command, db, dashboard):
     main.add_command(command)

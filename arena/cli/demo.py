@@ -53,6 +53,10 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
         console.print(literal(f"tournament {tournament.id}: {tournament.name}"))
         run_with_progress(db, runtime, tournament.id, workers)
         print_standings(db, tournament.id)
+    console.print(
+        "See the standings, head-to-head and replays in the dashboard: run [bold]arena dashboard"
+        f"[/] and open http://127.0.0.1:8000/tournaments/{tournament.id}"
+    )
 
 
 def _sample_folders(console: Console) -> list[Path]:

@@ -1,4 +1,4 @@
-"""``arena replay``: check a saved game or match record against the rules."""
+"""``arena replay``: check a saved record; ask a bot again a decision exported from a replay."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ from pathlib import Path
 
 import click
 
+from arena.bots.factory import make_player
+from arena.bots.player import BotFault
+from arena.cli.context import user_errors
 from arena.game import validate_record
+from arena.referee.moves import checked
+from arena.views.decision import load_decision
 
 
 @click.group()
@@ -27,3 +32,33 @@ def check(file: Path) -> None:
     if problem:
         raise click.ClickException(f"{file}: {problem}")
     click.echo(f"{file}: consistent with the rules")
+
+
+@replay.command("decision")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--bot",
+    "bot",
+    required=True,
+    help="A bot directory or zip (run in the sandbox), or a house bot name.",
+)
+def decision(file: Path, bot: str) -> None:
+    """Ask BOT the decision exported in FILE (from the dashboard's replay viewer); print its
+    answer and whether it is legal."""
+    try:
+        loaded = load_decision(json.loads(file.read_text()))
+    except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
+        raise click.ClickException(f"{file}: {exc}") from None
+    request = loaded.request
+    with user_errors():
+        player = make_player(bot)
+    try:
+        player.start(loaded.info, loaded.startup_ms / 1000)
+        raw = player.decide(request, request.decision_ms / 1000)
+        move = checked(request.kind, raw, request.observation)
+    except BotFault as exc:
+        raise click.ClickException(f"{player.name} failed: {exc.kind}: {exc.reason}") from None
+    finally:
+        player.close()
+    what = "call" if request.kind == "call" else "card"
+    click.echo(f"decision {request.id} ({request.kind}), {player.name} answers: {what} {move}")

@@ -43,6 +43,7 @@ from arena.store.results import (
     game_rows,
     latest_rating_snapshot,
     load_replay,
+    load_replay_json,
     record_result,
     save_rating_snapshot,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "list_bots",
     "list_tournaments",
     "load_replay",
+    "load_replay_json",
     "mark_failed",
     "normalise_url",
     "pack_directory",

@@ -119,13 +119,18 @@ def _fault_rows(match_id: int, seats: list[int], result: MatchResult) -> list[di
 
 def load_replay(s: Session, match_id: int) -> dict[str, Any]:
     """The match record (``MatchResult.record``) as it was stored."""
+    return json.loads(load_replay_json(s, match_id))
+
+
+def load_replay_json(s: Session, match_id: int) -> str:
+    """The stored record as JSON text, for pages that pass it on without reading it."""
     replay = s.scalar(select(Replay).where(Replay.match_id == match_id))
     if replay is None:
         get_match(s, match_id)
         raise StoreError(f"match {match_id} has no replay yet (it has not finished)")
     if replay.format != REPLAY_ZLIB_JSON:
         raise StoreError(f"replay of match {match_id}: unknown format {replay.format}")
-    return json.loads(zlib.decompress(replay.data))
+    return zlib.decompress(replay.data).decode()
 
 
 @dataclass(frozen=True)
@@ -157,8 +162,10 @@ class GameRows:
         return [match_id for match_id, _ in self.keys]
 
 
-def game_rows(s: Session, tournament_id: int) -> GameRows:
-    get_tournament(s, tournament_id)
+def game_rows(s: Session, tournament_id: int | None) -> GameRows:
+    """The finished games of one tournament, or of every tournament (``None``: the ladder)."""
+    if tournament_id is not None:
+        get_tournament(s, tournament_id)
     faults = _fault_counts(s, tournament_id)
     query = (
         select(
@@ -170,9 +177,10 @@ def game_rows(s: Session, tournament_id: int) -> GameRows:
             GameScore.calls_made,
         )
         .join(Match, Match.id == GameScore.match_id)
-        .where(Match.tournament_id == tournament_id)
         .order_by(GameScore.match_id, GameScore.game_index, GameScore.bot_version_id)
     )
+    if tournament_id is not None:
+        query = query.where(Match.tournament_id == tournament_id)
     keys: list[tuple[int, int]] = []
     games: list[dict[int, int]] = []
     lines: list[GameLine] = []
@@ -186,14 +194,15 @@ def game_rows(s: Session, tournament_id: int) -> GameRows:
     return GameRows(keys, games, lines)
 
 
-def _fault_counts(s: Session, tournament_id: int) -> dict[tuple[int, int, int], int]:
+def _fault_counts(s: Session, tournament_id: int | None) -> dict[tuple[int, int, int], int]:
     game = func.coalesce(MatchFault.game, literal_column("0"))
     query = (
         select(MatchFault.match_id, game, MatchFault.bot_version_id, func.count())
         .join(Match, Match.id == MatchFault.match_id)
-        .where(Match.tournament_id == tournament_id)
         .group_by(MatchFault.match_id, game, MatchFault.bot_version_id)
     )
+    if tournament_id is not None:
+        query = query.where(Match.tournament_id == tournament_id)
     return {(m, g, b): n for m, g, b, n in s.execute(query)}
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from arena.ratings import BotGameLine, BotStats, Rating, bot_stats, fit
-from arena.store import BotVersion, Database, game_rows, save_rating_snapshot
+from arena.store import BotVersion, Database, GameRows, game_rows, save_rating_snapshot
 
 
 @dataclass(frozen=True)
@@ -18,12 +19,18 @@ class Standing:
     stats: BotStats
 
 
-def standings(db: Database, tournament_id: int) -> list[Standing]:
-    """Every entrant that has played, best rating first."""
+def standings(db: Database, tournament_id: int | None) -> list[Standing]:
+    """Every entrant that has played, best rating first (``None``: every game of every
+    tournament, the all-games ladder)."""
     with db.session(read_only=True) as s:
         rows = game_rows(s, tournament_id)
-        versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(_bots(rows))))
-        refs = {v.id: v.ref for v in versions}
+        return rank(s, rows)
+
+
+def rank(s: Session, rows: GameRows) -> list[Standing]:
+    """The rating fit and statistics of ``rows``; ``s`` only names the versions."""
+    versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(_bots(rows))))
+    refs = {v.id: v.ref for v in versions}
     ratings = fit(rows.games, rows.groups)
     lines = (
         BotGameLine(
@@ -56,5 +63,5 @@ def save_snapshot(db: Database, tournament_id: int, table: list[Standing]) -> No
         save_rating_snapshot(s, tournament_id, payload)
 
 
-def _bots(rows) -> set[int]:
+def _bots(rows: GameRows) -> set[int]:
     return {bot for game in rows.games for bot in game}

@@ -382,6 +382,7 @@ def test_demo_runs_the_sample_bots_against_the_house_bots(tmp_path, monkeypatch,
     tables = 5 if with_js else 1  # every 4 of the 5 or 4 entrants
     assert f"tournament 1: {tables} done" in out
     assert "Standings of tournament 1" in out
+    assert "arena dashboard and open http://127.0.0.1:8000/tournaments/1" in out
     rows = table_rows(out, tuple(entrants))
     assert sorted(int(row.split()[0]) for row in rows.values()) == list(range(1, len(entrants) + 1))
     blobs = [p for p in (workdir / "arena-data" / "blobs").rglob("*") if p.is_file()]

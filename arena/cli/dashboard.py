@@ -1,0 +1,22 @@
+"""``arena dashboard``: serve the web dashboard on the CLI's database."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli.context import open_database, user_errors
+from arena.config import Settings
+
+
+@click.command("dashboard")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=2, show_default=True)
+def dashboard(host: str, port: int, workers: int) -> None:
+    """Serve rankings, tournaments, bots and replays (gunicorn, read-only) until Ctrl-C."""
+    with user_errors():
+        open_database(Settings.from_env()).dispose()  # migrates the SQLite default, or explains
+    from dashboard.serve import serve  # the web stack loads only for this command
+
+    click.echo(f"dashboard on http://{host}:{port}/ (Ctrl-C stops it)")
+    serve(host, port, workers)

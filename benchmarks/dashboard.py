@@ -1,0 +1,270 @@
+"""Dashboard response times on a large Postgres database, served by gunicorn on loopback.
+
+Fills a private schema with ``--games`` four-player games (default 100,000: 25,000 matches
+of 4 games) among 50 bots, spread over ``--tournaments`` finished tournaments, with faults
+in ~3 % of the matches, a rating snapshot per tournament and the replay of a real match
+(house bots, 4 games of 5 deals) stored for the newest ``--replays`` matches. Rows are bulk
+inserted (``record_result`` one match at a time would take minutes, and is measured by
+benchmarks/store.py). Then it starts ``gunicorn 'dashboard:create_app()'`` (2 workers) on
+that database, warms each worker's standings cache, and prints p50/p95 over ``--requests``
+sequential requests for each page. Target: p95 <= 50 ms.
+
+Run: python benchmarks/dashboard.py [--games N] [--tournaments T] [--requests R] [--postgres URL]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import insert, select, text, update
+from sqlalchemy.engine import URL
+
+from arena.bots.factory import house_player
+from arena.game import PAGAT
+from arena.referee import Clock, MatchSpec, play_match
+from arena.store import (
+    BlobStore,
+    Database,
+    GameScore,
+    Match,
+    MatchFault,
+    Replay,
+    add_bot_version,
+    create_tournament,
+    engine_for,
+    normalise_url,
+    set_tournament_status,
+    upgrade,
+)
+from arena.store.models import utcnow
+from arena.store.results import REPLAY_ZLIB_JSON, compress_replay
+from arena.tournaments.standings import save_snapshot, standings
+
+DEFAULT_PG = os.environ.get(
+    "ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+)
+BOTS, GAMES_PER_MATCH, DEALS = 50, 4, 5
+RULES = PAGAT.with_(deals_per_game=DEALS)
+CLOCK = {"decision_ms": 1000, "bank_ms": 10_000, "startup_ms": 15_000}
+
+
+@contextmanager
+def private_schema(base_url: str) -> Iterator[URL]:
+    base = normalise_url(base_url)
+    schema = f"arena_dash_bench_{os.getpid()}"
+    admin = engine_for(base)
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        url = base.update_query_dict({"options": f"-csearch_path={schema}"})
+        upgrade(url)
+        yield url
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+def replay_blobs(count: int) -> list[bytes]:
+    """Compressed records of real matches between house bots."""
+    blobs = []
+    for seed in range(count):
+        players = [house_player("heuristic" if i % 2 else "random", seed + i) for i in range(4)]
+        spec = MatchSpec(f"bench-{seed}", RULES, seed, GAMES_PER_MATCH, Clock())
+        blobs.append(compress_replay(play_match(spec, players).record))
+    return blobs
+
+
+def fill(db: Database, games: int, tournaments: int, replays: int, tmp: str) -> dict:
+    """Bulk-insert the tournaments; returns ids worth requesting."""
+    rng = np.random.default_rng(1)
+    strength = rng.normal(0, 2.0, BOTS)  # mean points per deal of each bot
+    blobs = BlobStore(Path(tmp) / "blobs")
+    with db.session() as s:
+        versions = [
+            add_bot_version(
+                s, blobs, f"bot{i}".encode(), {"name": f"bot{i:02d}", "version": "1.0"}, "valid"
+            )
+            for i in range(BOTS)
+        ]
+    per_tournament = games // GAMES_PER_MATCH // tournaments
+    match_ids: list[int] = []
+    for t in range(tournaments):
+        seats = np.argsort(rng.random((per_tournament, BOTS)), axis=1)[:, :4]
+        tables = [(i, tuple(int(x) for x in row), i + 1) for i, row in enumerate(seats)]
+        with db.session() as s:
+            tour = create_tournament(
+                s, f"bench {t}", RULES.to_dict(), CLOCK, DEALS, GAMES_PER_MATCH, t, versions, tables
+            )
+            ids = [m.id for m in sorted(tour_matches(s, tour.id), key=lambda m: m.table_index)]
+        _results(db, rng, strength, versions, tables, ids)
+        with db.session() as s:
+            set_tournament_status(s, tour.id, "done")
+        save_snapshot(db, tour.id, standings(db, tour.id))
+        match_ids += ids
+        last_tournament = tour.id
+    _replays(db, match_ids[-replays:], replay_blobs(8))
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text("ANALYZE"))  # what autovacuum does after a bulk load, done now
+    return {"tournament": last_tournament, "match": match_ids[-1], "bot": versions[0].bot_id}
+
+
+def tour_matches(s, tournament_id: int) -> list[Match]:
+    return list(s.scalars(select(Match).where(Match.tournament_id == tournament_id)))
+
+
+def _results(db, rng, strength, versions, tables, ids) -> None:
+    scores, faults = [], []
+    for (_, seats, _), match_id in zip(tables, ids, strict=True):
+        bots = [versions[e].id for e in seats]
+        for g in range(GAMES_PER_MATCH):
+            points = np.round((strength[list(seats)] + rng.normal(0, 3, 4)) * DEALS * 10)
+            for e, bot in enumerate(bots):
+                scores.append(
+                    dict(
+                        match_id=match_id,
+                        game_index=g,
+                        bot_version_id=bot,
+                        seat=(e + g) % 4,
+                        points=int(points[e]),
+                        deals=DEALS,
+                        calls_made=int(rng.integers(0, 6)),
+                    )
+                )
+        if rng.random() < 0.03:
+            faults.append(
+                dict(
+                    match_id=match_id,
+                    bot_version_id=bots[0],
+                    game=0,
+                    deal=1,
+                    decision=7,
+                    kind="timeout",
+                    reason="no answer in 1000 ms",
+                )
+            )
+    with db.session() as s:
+        for start in range(0, len(scores), 20_000):
+            s.execute(insert(GameScore), scores[start : start + 20_000])
+        if faults:
+            s.execute(insert(MatchFault), faults)
+        s.execute(
+            update(Match)
+            .where(Match.id.in_(ids))
+            .values(status="done", finished_at=utcnow(), wall_seconds=1.0, attempts=1)
+        )
+
+
+def _replays(db: Database, ids: list[int], blobs: list[bytes]) -> None:
+    rows = [
+        dict(match_id=m, format=REPLAY_ZLIB_JSON, data=blobs[i % len(blobs)])
+        for i, m in enumerate(ids)
+    ]
+    with db.session() as s:
+        for start in range(0, len(rows), 500):
+            s.execute(insert(Replay), rows[start : start + 500])
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(url: URL, workers: int) -> Iterator[str]:
+    port = free_port()
+    env = dict(os.environ, ARENA_DATABASE_URL=url.render_as_string(hide_password=False))
+    cmd = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-w",
+        str(workers),
+        "-b",
+        f"127.0.0.1:{port}",
+        "dashboard:create_app()",
+    ]
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(base + "/api/v1/openapi.json", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def fetch_ms(url: str) -> float:
+    t0 = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=120) as reply:
+        reply.read()
+        assert reply.status == 200, url
+    return (time.perf_counter() - t0) * 1000
+
+
+def measure(base: str, pages: dict[str, str], requests: int, workers: int) -> None:
+    """Cold: the first request (fits the standings); then p50/p95 once every worker is warm."""
+    print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'page':<34} {'cold ms':>9} {'p50 ms':>8} {'p95 ms':>8}")
+    for name, path in pages.items():
+        cold = fetch_ms(base + path)
+        for _ in range(4 * workers):  # every worker fits its own cache once
+            fetch_ms(base + path)
+        times = np.array([fetch_ms(base + path) for _ in range(requests)])
+        p50, p95 = np.percentile(times, [50, 95])
+        print(f"{name:<34} {cold:>9.0f} {p50:>8.1f} {p95:>8.1f}")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--tournaments", type=int, default=4)
+    parser.add_argument("--replays", type=int, default=2000)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--postgres", default=DEFAULT_PG)
+    args = parser.parse_args()
+    with private_schema(args.postgres) as url, tempfile.TemporaryDirectory() as tmp:
+        db = Database(url)
+        t0 = time.perf_counter()
+        ids = fill(db, args.games, args.tournaments, args.replays, tmp)
+        print(
+            f"filled {args.games:,} games of {BOTS} bots in {args.tournaments} tournaments "
+            f"({args.replays} replays) in {time.perf_counter() - t0:.0f} s"
+        )
+        db.dispose()
+        deep = args.games // GAMES_PER_MATCH // 50 - 5
+        pages = {
+            "leaderboard (latest tournament)": "/",
+            "leaderboard (all-games ladder)": "/?tournament=all",
+            "tournament page": f"/tournaments/{ids['tournament']}",
+            "match list, first page": "/matches/",
+            f"match list, page {deep}": f"/matches/?page={deep}",
+            "match list, one bot, faults": f"/matches/?bot={ids['bot']}&faults=yes",
+            "replay page": f"/matches/{ids['match']}",
+            "API standings": f"/api/v1/tournaments/{ids['tournament']}/standings",
+        }
+        with gunicorn(url, args.workers) as base:
+            measure(base, pages, args.requests, args.workers)
+
+
+if __name__ == "__main__":
+    main()

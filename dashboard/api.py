@@ -1,0 +1,108 @@
+"""The read-only JSON API under /api/v1/, described by openapi.json beside this module."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from flask import Blueprint, jsonify, request
+
+from arena.views.bots import bot_list, bot_page
+from arena.views.cache import CACHE
+from arena.views.decision import export_decision
+from arena.views.leaderboard import leaderboard as board_of
+from arena.views.matches import match_detail, match_list
+from arena.views.tournaments import (
+    standings_table,
+    tournament_list,
+    tournament_page,
+    tournament_summary,
+)
+from dashboard.db import session
+from dashboard.matches import finished_record
+from dashboard.params import match_filter, scope
+
+api = Blueprint("api", __name__, url_prefix="/api/v1")
+SPEC = json.loads((Path(__file__).parent / "openapi.json").read_text())
+
+
+@api.get("/openapi.json")
+def openapi():
+    return jsonify(SPEC)
+
+
+@api.get("/leaderboard")
+def leaderboard():
+    s = session()
+    return jsonify(asdict(board_of(s, scope(s, request.args))))
+
+
+@api.get("/tournaments")
+def tournaments():
+    return jsonify([t.as_dict() for t in tournament_list(session())])
+
+
+@api.get("/tournaments/<int:tournament_id>")
+def tournament(tournament_id: int):
+    """Small and cheap: the tournament page polls it for live progress."""
+    return jsonify(tournament_summary(session(), tournament_id).as_dict())
+
+
+@api.get("/tournaments/<int:tournament_id>/standings")
+def standings(tournament_id: int):
+    s = session()
+    page = tournament_page(s, tournament_id)
+    tables = CACHE.get(s, "api:standings", tournament_id, lambda: _tables(s, tournament_id))
+    return jsonify({"tournament": page.summary.as_dict(), **tables, "history": page.history})
+
+
+def _tables(s, tournament_id: int) -> dict:
+    """Standings and head-to-head as JSON data, kept until the next result (2,500 cells)."""
+    table = standings_table(s, tournament_id)
+    return {
+        "rows": [asdict(row) for row in table.board.rows],
+        "head_to_head": {
+            "bots": [row.bot_version_id for row in table.board.rows],
+            "cells": [[c and asdict(c) for c in line] for line in table.matrix],
+        },
+    }
+
+
+@api.get("/bots")
+def bots():
+    return jsonify([asdict(b) for b in bot_list(session())])
+
+
+@api.get("/bots/<int:bot_id>")
+def bot(bot_id: int):
+    return jsonify(asdict(bot_page(session(), bot_id)))
+
+
+@api.get("/matches")
+def matches():
+    page = match_list(session(), match_filter(request.args))
+    return jsonify(
+        {
+            "total": page.total,
+            "page": page.page,
+            "pages": page.pages,
+            "matches": [asdict(row) for row in page.rows],
+        }
+    )
+
+
+@api.get("/matches/<int:match_id>")
+def match(match_id: int):
+    detail = match_detail(session(), match_id)
+    return jsonify({"match": asdict(detail.row), "faults": detail.faults})
+
+
+@api.get("/matches/<int:match_id>/replay")
+def replay(match_id: int):
+    return jsonify(finished_record(match_id))
+
+
+@api.get("/matches/<int:match_id>/decisions/<int:game>/<int:decision>")
+def decision(match_id: int, game: int, decision: int):
+    return jsonify(export_decision(finished_record(match_id), game, decision))

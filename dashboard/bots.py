@@ -1,0 +1,20 @@
+"""Bot list and bot pages."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from arena.views.bots import bot_list, bot_page
+from dashboard.db import session
+
+bots = Blueprint("bots", __name__, url_prefix="/bots")
+
+
+@bots.get("/")
+def index():
+    return render_template("bots.html", bots=bot_list(session()))
+
+
+@bots.get("/<int:bot_id>")
+def show(bot_id: int):
+    return render_template("bot.html", page=bot_page(session(), bot_id))

@@ -1,0 +1,42 @@
+"""Query parameters shared by pages and the API; bad values are ValueErrors (HTTP 400)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlalchemy.orm import Session
+
+from arena.views.cache import Scope
+from arena.views.leaderboard import default_scope
+from arena.views.matches import MatchFilter
+
+
+def whole(args: Mapping[str, str], name: str) -> int | None:
+    value = args.get(name, "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ValueError(f"{name} must be a whole number, not {value!r}")
+    return int(value)
+
+
+def scope(s: Session, args: Mapping[str, str]) -> Scope:
+    """``tournament=ID``, ``tournament=all`` (the ladder) or nothing (the latest finished)."""
+    if args.get("tournament", "").strip() == "all":
+        return None
+    chosen = whole(args, "tournament")
+    return default_scope(s) if chosen is None else chosen
+
+
+def match_filter(args: Mapping[str, str]) -> MatchFilter:
+    faults = args.get("faults", "").strip()
+    if faults not in ("", "yes", "no"):
+        raise ValueError(f"faults must be yes or no, not {faults!r}")
+    page = whole(args, "page")
+    return MatchFilter(
+        tournament=whole(args, "tournament"),
+        bot=whole(args, "bot"),
+        status=args.get("status", "").strip() or None,
+        faults=None if not faults else faults == "yes",
+        page=1 if page is None else page,
+    )

@@ -1,0 +1,40 @@
+"""Tournament list and tournament pages (progress updates live through the JSON API)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from arena.views.leaderboard import leaderboard
+from arena.views.tournaments import standings_table, tournament_list, tournament_page
+from dashboard.db import session
+from dashboard.fragments import cached_html
+
+tournaments = Blueprint("tournaments", __name__, url_prefix="/tournaments")
+
+
+@tournaments.get("/")
+def index():
+    return render_template("tournaments.html", tournaments=tournament_list(session()))
+
+
+@tournaments.get("/<int:tournament_id>")
+def show(tournament_id: int):
+    s = session()
+    page = tournament_page(s, tournament_id)
+    h2h = cached_html(
+        "h2h",
+        tournament_id,
+        lambda: render_template("_h2h.html", table=standings_table(s, tournament_id)),
+    )
+    return render_template("tournament.html", page=page, board_html=board(tournament_id), h2h=h2h)
+
+
+@tournaments.get("/<int:tournament_id>/board")
+def board(tournament_id: int):
+    """The standings table alone, for the live page to swap in when results arrive."""
+    s = session()
+    return cached_html(
+        "board",
+        tournament_id,
+        lambda: render_template("_board.html", board=leaderboard(s, tournament_id)),
+    )

@@ -1,0 +1,147 @@
+"""Every page on both backends: content, escaping, what a running match hides, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.conftest import XSS
+
+ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
+
+
+def pages(site) -> list[str]:
+    return [
+        "/",
+        "/?tournament=all",
+        f"/?tournament={site.tournament}",
+        "/tournaments/",
+        f"/tournaments/{site.tournament}",
+        f"/tournaments/{site.tournament}/board",
+        "/bots/",
+        f"/bots/{site.bots[XSS]}",
+        "/matches/",
+        f"/matches/?bot={site.bots[XSS]}",
+        f"/matches/{site.done[0]}",
+        f"/matches/{site.faulty}",
+        f"/matches/{site.running}",
+    ]
+
+
+def test_every_page_renders_a_hostile_bot_name_as_text(client, site):
+    for url in pages(site):
+        reply = client.get(url)
+        assert reply.status_code == 200, url
+        body = reply.get_data(as_text=True)
+        assert XSS not in body, url
+        assert "<i>" not in body, url  # the tournament is named "cup <i>"
+        if url not in ("/bots/", "/tournaments/"):
+            assert ESCAPED in body or "\\u003cscript\\u003e" in body, url
+
+
+def test_leaderboard_shows_rank_interval_bar_and_separation(client, site):
+    body = client.get("/").get_data(as_text=True)
+    assert f"Tournament {site.tournament}: cup &lt;i&gt;" in body
+    for name in ("alpha", "beta", "gamma"):
+        assert f">{name}</a>" in body
+    assert body.count('class="bar') == 4 and body.count('class="dot"') == 4
+    assert "not separated" in body  # the legend, and a marked row in a tournament this small
+    assert 'class="tied"' in body
+
+
+def test_tournament_page_shows_progress_history_and_head_to_head(client, site):
+    body = client.get(f"/tournaments/{site.tournament}").get_data(as_text=True)
+    assert "3 / 5" in body  # three of five matches done
+    assert "<polyline" in body  # the rating snapshot
+    assert (
+        body.count('<td class="pos"')
+        + body.count('<td class="neg"')
+        + body.count('<td class="even"')
+        == 12
+    )  # 4 bots: every off-diagonal cell
+
+
+def test_bot_page_lists_versions_faults_and_opponents(client, site):
+    beta = client.get(f"/bots/{site.bots['beta']}").get_data(as_text=True)
+    assert "malformed" in beta  # the garbage answers of the faulty match
+    assert ">alpha</a>" in beta and ESCAPED in beta
+    assert "valid" in beta
+
+
+def test_match_list_filters_and_pages(client, site):
+    def ids(query: str) -> set[int]:
+        data = client.get(f"/api/v1/matches?{query}").get_json()
+        return {m["id"] for m in data["matches"]}
+
+    assert ids("") == {*site.done, site.faulty, site.running, site.pending}
+    assert ids("status=done") == {*site.done, site.faulty}
+    assert ids("faults=yes") == {site.faulty}
+    assert ids("faults=no&status=done") == set(site.done)
+    assert ids(f"tournament={site.tournament}&status=running") == {site.running}
+    assert ids(f"bot={site.bots['alpha']}") == {*site.done, site.faulty}
+    assert ids("tournament=999") == set()
+    html = client.get("/matches/?status=done&faults=yes").get_data(as_text=True)
+    assert (
+        f'href="/matches/{site.faulty}"' in html and f'href="/matches/{site.done[0]}"' not in html
+    )
+
+
+def test_paging(client, site, monkeypatch):
+    monkeypatch.setattr("arena.views.matches.PER_PAGE", 2)
+    pages = [client.get(f"/api/v1/matches?page={n}").get_json() for n in (1, 2, 3, 4)]
+    assert [len(p["matches"]) for p in pages] == [2, 2, 1, 0]
+    assert {p["total"] for p in pages} == {5} and {p["pages"] for p in pages} == {3}
+    seen = [m["id"] for p in pages for m in p["matches"]]
+    assert seen == sorted(seen, reverse=True) and len(set(seen)) == 5
+    html = client.get("/matches/?page=2&faults=no").get_data(as_text=True)
+    assert "page 2 of 2" in html
+    assert 'rel="prev" href="/matches/?page=1&amp;faults=no"' in html
+    assert 'rel="next"' not in html
+
+
+def test_a_running_match_shows_no_card(client, site):
+    body = client.get(f"/matches/{site.running}").get_data(as_text=True)
+    assert 'id="record"' not in body and "replay.js" not in body
+    assert "shown once it has finished" in body
+    for url in (
+        f"/api/v1/matches/{site.running}/replay",
+        f"/matches/{site.running}/replay.json",
+        f"/api/v1/matches/{site.running}/decisions/0/1",
+    ):
+        reply = client.get(url)
+        assert reply.status_code == 409, url
+        assert "hands" not in reply.get_data(as_text=True)
+
+
+def test_a_finished_match_has_its_record_and_downloads(client, site):
+    body = client.get(f"/matches/{site.faulty}").get_data(as_text=True)
+    assert 'id="record"' in body and "malformed" in body
+    replay = client.get(f"/matches/{site.faulty}/replay.json")
+    assert replay.headers["Content-Disposition"].startswith("attachment")
+    assert replay.get_json()["format"] == "callbreak-match"
+    fault = client.get(f"/api/v1/matches/{site.faulty}").get_json()["faults"][0]
+    url = f"/matches/{site.faulty}/decisions/{fault['game']}/{fault['decision']}.json"
+    decision = client.get(url)
+    assert decision.status_code == 200
+    assert decision.get_json()["played"]["fault"] == "malformed"
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/tournaments/999", 404),
+        ("/bots/999", 404),
+        ("/matches/999", 404),
+        ("/?tournament=999", 404),
+        ("/?tournament=x", 400),
+        ("/matches/?status=won", 400),
+        ("/matches/?page=0", 400),
+        ("/api/v1/matches?faults=maybe", 400),
+        ("/api/v1/tournaments/999", 404),
+        ("/nowhere", 404),
+    ],
+)
+def test_errors_are_clear(client, site, url, status):
+    reply = client.get(url)
+    assert reply.status_code == status
+    if url.startswith("/api/"):
+        assert reply.get_json()["error"]
