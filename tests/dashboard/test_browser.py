@@ -3,13 +3,16 @@
 A small tournament of house bots runs in a thread while the browser watches its page; then
 the leaderboard, a bot page and a match are opened, a trick is stepped through with the
 keyboard, all hands are shown, and a decision is exported and replayed through the random
-sample bot in the sandbox. Screenshots of the main pages go to docs/screenshots/.
+sample bot in the sandbox. Screenshots of the main pages go to $ARENA_SCREENSHOTS
+(docs/screenshots/ for the README).
 Skipped locally without chromium or playwright; failed under CI=true.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -50,7 +53,9 @@ ARGS = [
     "--no-first-run",
 ]
 ROOT = Path(__file__).resolve().parents[2]
-SHOTS = ROOT / "docs" / "screenshots"
+# The README's screenshots: refreshed with ARENA_SCREENSHOTS=docs/screenshots; otherwise
+# they are still taken, into a scratch folder, so that a test run leaves the tree clean.
+SHOTS = Path(os.environ.get("ARENA_SCREENSHOTS") or tempfile.mkdtemp(prefix="arena-shots-"))
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 

@@ -19,5 +19,9 @@ class Delegating:
     def cpu_seconds(self):
         return None
 
+    @property
+    def sandbox(self) -> str:
+        return self.inner.sandbox
+
     def close(self):
         self.inner.close()
