@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import signal
 from concurrent.futures.process import BrokenProcessPool
 
 import click
@@ -13,7 +14,7 @@ from rich.table import Table
 from arena.cli.context import runtime_and_db, user_errors
 from arena.game import RULESETS
 from arena.referee import Clock
-from arena.store import Database
+from arena.store import Database, get_tournament, list_tournaments, progress, retry_failed
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.registry import Runtime
@@ -91,6 +92,7 @@ def run_with_progress(
         try:
             summary = run_tournament(db, runtime, tournament_id, workers, on_match)
         except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # stopping already: more presses wait
             raise click.ClickException(
                 f"stopped: run `arena tournament run {tournament_id}` again to finish it"
             ) from None
@@ -102,6 +104,39 @@ def run_with_progress(
     console.print(f"tournament {tournament_id}: {counts}")
     if summary.status.get("failed"):
         console.print("[yellow]some matches failed (a platform error); see `arena standings`[/]")
+
+
+@tournament.command("retry-failed")
+@click.argument("tournament_id", type=int)
+def retry_failed_command(tournament_id: int) -> None:
+    """Put the tournament's failed matches back to play (then run it again)."""
+    with user_errors():
+        _, db = runtime_and_db()
+        with db.session() as s:
+            get_tournament(s, tournament_id)
+            count = retry_failed(s, tournament_id)
+    click.echo(f"tournament {tournament_id}: {count} failed matches put back to play")
+
+
+@tournament.command("list")
+def list_command() -> None:
+    """Every tournament, newest first: id, name, status, progress, created."""
+    with user_errors():
+        _, db = runtime_and_db()
+        with db.session(read_only=True) as s:
+            rows = [(t, progress(s, t.id)) for t in list_tournaments(s)]
+    if not rows:
+        click.echo("no tournaments yet: create one with `arena tournament create`")
+        return
+    table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
+    for column in ("id", "name", "status", "progress", "created"):
+        table.add_column(column, no_wrap=column != "name")
+    for t, state in rows:
+        total = sum(state.values())
+        failed = f", {state['failed']} failed" if state["failed"] else ""
+        created = f"{t.created_at:%Y-%m-%d %H:%M}"
+        table.add_row(str(t.id), t.name, t.status, f"{state['done']}/{total}{failed}", created)
+    Console().print(table)
 
 
 @click.command("standings")

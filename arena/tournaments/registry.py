@@ -26,6 +26,7 @@ from arena.store import (
     BotVersion,
     Database,
     add_bot_version,
+    cached_archive,
     pack_directory,
     set_bot_status,
 )
@@ -132,15 +133,16 @@ def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
     return f"validation match: {fault.kind}: {fault.reason}"
 
 
-def player_for(runtime: Runtime, version: BotVersion, seed: int, log_dir: Path) -> Player:
-    """A Player running this stored version: in-process for house bots, sandboxed otherwise."""
+def player_for(
+    db: Database, runtime: Runtime, version: BotVersion, seed: int, log_dir: Path
+) -> Player:
+    """A Player running this stored version: in-process for house bots, sandboxed otherwise
+    (its archive comes from this machine's cache, filled from the database)."""
     kind = version.manifest.get("house")
     if kind is not None:
         return InProcessPlayer(HOUSE_BOTS[kind](seed=seed), version.ref)
-    with tempfile.TemporaryDirectory() as tmp:
-        package = load_package(
-            runtime.blobs.export(version.sha256, Path(tmp) / "bot.zip"), runtime.unpack_dir
-        )
+    with db.session(read_only=True) as s:
+        package = unpack(runtime, cached_archive(s, runtime.blobs, version.sha256))
     return ProcessPlayer(
         package, version.ref, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir
     )

@@ -222,9 +222,42 @@ def test_db_upgrade_on_a_fresh_sqlite_file(tmp_path, monkeypatch):
     assert ok(CliRunner().invoke(main, ["db", "upgrade"]))  # again: nothing to do
 
 
-def test_db_upgrade_refuses_a_bad_url_in_one_line(monkeypatch):
-    monkeypatch.setenv("ARENA_DATABASE_URL", "not a url")
-    one_line_error(CliRunner().invoke(main, ["db", "upgrade"]), "database URL 'not a url'")
+@pytest.mark.parametrize(
+    ("url", "fragments"),
+    [
+        ("not a url", ["database URL 'not a url'"]),
+        ("mysql://u@host/db", ["scheme 'mysql' is not supported"]),
+        (
+            "postgresql://postgres@127.0.0.1:5432/arena_no_such_db",
+            ['"arena_no_such_db" does not exist', "createdb arena_no_such_db"],
+        ),
+        ("postgresql://postgres@127.0.0.1:1/x", ["Connection refused", "server is running"]),
+    ],
+)
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["tournament", "list"]])
+def test_a_bad_database_url_is_one_line(monkeypatch, url, fragments, command):
+    monkeypatch.setenv("ARENA_DATABASE_URL", url)
+    one_line_error(CliRunner().invoke(main, command), *fragments)
+
+
+def test_tournament_list_and_retry_failed(arena, home, sandbox):
+    assert "no tournaments yet" in ok(arena("tournament", "list"))
+    ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
+    for seed in ("1", "2"):
+        ok(arena("tournament", "create", "--bots", "random,house:heuristic", "--deals", "1",
+                 "--games-per-match", "1", "--seed", seed))  # fmt: skip
+    db = Database(f"sqlite:///{home / 'arena.db'}")
+    with db.session() as s:
+        s.execute(text("UPDATE matches SET status = 'failed', reason = 'x' WHERE id = 1"))
+    db.dispose()
+    assert "3 done, 1 failed" in ok(arena("tournament", "run", "1", "--workers", "1"))
+    rows = {line.split()[0]: line for line in ok(arena("tournament", "list")).splitlines()}
+    assert re.match(r"2\s+2 bots, pagat, seed 2\s+draft\s+0/4\s+20\d\d-", rows["2"]), rows
+    assert re.match(r"1\s+.*\s+running\s+3/4, 1 failed\s", rows["1"]), rows
+    put_back = ok(arena("tournament", "retry-failed", "1"))
+    assert put_back.strip() == "tournament 1: 1 failed matches put back to play"
+    assert "tournament 1: 4 done" in ok(arena("tournament", "run", "1", "--workers", "1"))
+    one_line_error(arena("tournament", "retry-failed", "9"), "no tournament with id 9")
 
 
 @pytest.fixture
