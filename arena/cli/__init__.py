@@ -10,6 +10,7 @@ from arena.cli.demo import demo
 from arena.cli.play import play
 from arena.cli.replay import replay
 from arena.cli.tournaments import standings_command, tournament
+from arena.cli.worker import worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,5 +18,5 @@ def main() -> None:
     """Callbreak Master: run, rate and replay Callbreak bots."""
 
 
-for command in (demo, play, replay, bot, tournament, standings_command, db):
+for command in (demo, play, replay, bot, tournament, standings_command, db, worker):
     main.add_command(command)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import signal
+from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from arena.cli.context import runtime_and_db, user_errors
@@ -64,18 +73,56 @@ def create(bots, rules, deals, games_per_match, seed, tables, decision_ms, bank_
 @tournament.command("run")
 @click.argument("tournament_id", type=int)
 @click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
-def run(tournament_id: int, workers: int | None) -> None:
+@click.option(
+    "--backend",
+    type=click.Choice(["embedded", "celery"]),
+    default="embedded",
+    show_default=True,
+    help="Play here, or send the matches to `arena worker`s (ARENA_BROKER_URL).",
+)
+@click.option("--detach", is_flag=True, help="With --backend celery: send and return at once.")
+def run(tournament_id: int, workers: int | None, backend: str, detach: bool) -> None:
     """Play the tournament's matches that are not done yet (safe to re-run after a stop)."""
     with user_errors():
         runtime, db = runtime_and_db()
-        run_with_progress(db, runtime, tournament_id, workers)
+        with db.session(read_only=True) as s:
+            get_tournament(s, tournament_id)
+        if backend == "embedded":
+            run_with_progress(db, runtime, tournament_id, workers)
+        elif not follow_celery(db, runtime, tournament_id, detach):
+            return
         print_standings(db, tournament_id)
 
 
-def run_with_progress(
-    db: Database, runtime: Runtime, tournament_id: int, workers: int | None
-) -> None:
-    console = Console()
+def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bool) -> bool:
+    """Send the matches not yet sent, then (unless detached) show progress until done."""
+    from workers.follow import follow, send_matches  # Celery is loaded only for this backend
+
+    sent = send_matches(db, tournament_id)
+    click.echo(f"tournament {tournament_id}: {sent} matches sent to the workers")
+    if detach:
+        click.echo(f"follow it with `arena tournament run {tournament_id} --backend celery`")
+        return False
+    with progress_bar(tournament_id) as (bar, task):
+
+        def on_progress(state: dict[str, int]) -> None:
+            finished = state["done"] + state["failed"]
+            bar.update(task, completed=finished, total=sum(state.values()), note="")
+
+        try:
+            state = follow(db, tournament_id, runtime.settings.lease_s, on_progress)
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            raise click.ClickException(
+                f"stopped following (the workers go on): run `arena tournament run "
+                f"{tournament_id} --backend celery` to follow it again"
+            ) from None
+    report_counts(tournament_id, state)
+    return True
+
+
+@contextlib.contextmanager
+def progress_bar(tournament_id: int) -> Iterator[tuple[Progress, TaskID]]:
     columns = [
         TextColumn("{task.description}"),
         BarColumn(),
@@ -83,8 +130,25 @@ def run_with_progress(
         TextColumn("{task.fields[note]}"),
         TimeElapsedColumn(),
     ]
-    with Progress(*columns, console=console) as bar:
-        task = bar.add_task(f"tournament {tournament_id}", total=None, note="")
+    with Progress(*columns) as bar:
+        yield bar, bar.add_task(f"tournament {tournament_id}", total=None, note="")
+
+
+def report_counts(tournament_id: int, status: dict[str, int]) -> None:
+    console = Console()
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(status.items()) if v)
+    console.print(f"tournament {tournament_id}: {counts}")
+    if status.get("failed"):
+        console.print(
+            "[yellow]some matches failed (a platform error; see `arena tournament list`); "
+            f"`arena tournament retry-failed {tournament_id}` puts them back[/]"
+        )
+
+
+def run_with_progress(
+    db: Database, runtime: Runtime, tournament_id: int, workers: int | None
+) -> None:
+    with progress_bar(tournament_id) as (bar, task):
 
         def on_match(status: str, done: int, total: int) -> None:
             bar.update(task, completed=done, total=total, note=status)
@@ -100,10 +164,7 @@ def run_with_progress(
             raise click.ClickException(
                 f"a worker process died; run `arena tournament run {tournament_id}` again to finish"
             ) from None
-    counts = ", ".join(f"{v} {k}" for k, v in sorted(summary.status.items()) if v)
-    console.print(f"tournament {tournament_id}: {counts}")
-    if summary.status.get("failed"):
-        console.print("[yellow]some matches failed (a platform error); see `arena standings`[/]")
+    report_counts(tournament_id, summary.status)
 
 
 @tournament.command("retry-failed")

@@ -45,7 +45,7 @@ def get_match(s: Session, match_id: int) -> Match:
     return match
 
 
-def _claimable(now: datetime):
+def claimable(now: datetime):
     """Pending, or running under a lease that has run out."""
     expired = and_(Match.status == "running", Match.lease_expires_at < now)
     return or_(Match.status == "pending", expired)
@@ -55,7 +55,7 @@ def claimable_matches(s: Session, tournament_id: int) -> list[int]:
     """Ids of the matches a worker could claim now, by table index."""
     query = (
         select(Match.id)
-        .where(Match.tournament_id == tournament_id, _claimable(utcnow()))
+        .where(Match.tournament_id == tournament_id, claimable(utcnow()))
         .order_by(Match.table_index)
     )
     return list(s.scalars(query))
@@ -97,7 +97,7 @@ def claim_match(
     token = secrets.token_hex(16)
     claimed = s.execute(
         update(Match)
-        .where(Match.id == match_id, _claimable(now), Match.attempts < max_attempts)
+        .where(Match.id == match_id, claimable(now), Match.attempts < max_attempts)
         .execution_options(synchronize_session="fetch")  # no naive/aware compare in Python
         .values(
             status="running",
@@ -122,7 +122,7 @@ def _give_up_if_exhausted(s: Session, match_id: int, now: datetime, max_attempts
     reason = match.reason or f"gave up after {match.attempts} attempts{lost}"
     s.execute(
         update(Match)
-        .where(Match.id == match_id, _claimable(now), Match.attempts >= max_attempts)
+        .where(Match.id == match_id, claimable(now), Match.attempts >= max_attempts)
         .execution_options(synchronize_session="fetch")
         .values(status="failed", reason=reason[:MAX_REASON], finished_at=now, attempt_token=None)
     )

@@ -189,6 +189,7 @@ class Match(Base):
     attempt_token: Mapped[str | None] = mapped_column(String(32))
     lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     late_results: Mapped[int] = mapped_column(Integer, default=0)
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     reason: Mapped[str | None] = mapped_column(Text)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

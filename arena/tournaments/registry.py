@@ -25,6 +25,7 @@ from arena.store import (
     BlobStore,
     BotVersion,
     Database,
+    StoreError,
     add_bot_version,
     cached_archive,
     pack_directory,
@@ -99,11 +100,27 @@ def register_bot(
     manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
     with db.session() as s:
         version = add_bot_version(s, runtime.blobs, archive, manifest)
+    if version.status == "pending" and validate:
+        return validate_stored(db, runtime, version.id)
     if version.status == "pending":
-        reason = validation_problem(runtime, package) if validate else None
         with db.session() as s:
-            version = set_bot_status(s, version.id, "rejected" if reason else "valid", reason or "")
+            version = set_bot_status(s, version.id, "valid")
     return version
+
+
+def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersion:
+    """Judge a stored version that is still pending (on any machine: the archive comes from
+    the database); a version already judged is returned as it is."""
+    with db.session(read_only=True) as s:
+        version = s.get(BotVersion, version_id)
+        if version is None:
+            raise StoreError(f"no bot version with id {version_id}")
+        if version.status != "pending":
+            return version
+        archive = cached_archive(s, runtime.blobs, version.sha256)
+    reason = validation_problem(runtime, unpack(runtime, archive))
+    with db.session() as s:
+        return set_bot_status(s, version_id, "rejected" if reason else "valid", reason or "")
 
 
 def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:

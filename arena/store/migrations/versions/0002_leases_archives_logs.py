@@ -31,6 +31,7 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("late_results", sa.Integer(), nullable=False, server_default="0")
         )
+        batch.add_column(sa.Column("queued_at", sa.DateTime(timezone=True), nullable=True))
     op.create_table(
         "bot_archives",
         sa.Column("sha256", sa.String(length=64), nullable=False),
@@ -80,6 +81,7 @@ def downgrade() -> None:
     op.drop_table("bot_logs")
     op.drop_table("bot_archives")
     with op.batch_alter_table("matches") as batch:
+        batch.drop_column("queued_at")
         batch.drop_column("late_results")
         batch.drop_column("lease_expires_at")
         batch.drop_column("attempt_token")
