@@ -192,7 +192,9 @@ def tournament_rates(tables: int) -> tuple[float, float]:
         for match_id in ids:
             spec, versions = match_spec(db, match_id)
             log_dir = Path(tmp) / "logs"
-            play_match(spec, [player_for(runtime, v, i, log_dir) for i, v in enumerate(versions)])
+            play_match(
+                spec, [player_for(db, runtime, v, i, log_dir) for i, v in enumerate(versions)]
+            )
         alone = len(ids) / (time.perf_counter() - start)
         start = time.perf_counter()
         run_tournament(db, runtime, t.id, workers=2)

@@ -5,10 +5,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+FORFEIT = "forfeit"
+
+
+def counts_as_fault(kind: str) -> bool:
+    """A fault is something a bot did wrong (a timeout, an illegal or malformed move, a
+    crash, a failed start), one per event. A forfeit is what follows from faults: it records
+    when the seat was taken over and is never counted as one more fault."""
+    return kind != FORFEIT
+
 
 @dataclass(frozen=True)
 class Fault:
-    """A strike or forfeit against one entrant; ``decision`` is None for start-up faults."""
+    """A fault or a forfeit (``kind == FORFEIT``) of one entrant; ``decision`` is None for
+    start-up faults."""
 
     entrant: int
     kind: str
@@ -40,6 +50,13 @@ class MatchResult:
     faults: list[Fault] = field(default_factory=list)
     forfeited: list[bool] = field(default_factory=lambda: [False] * 4)
     record: dict[str, Any] = field(default_factory=dict)
+
+    def fault_counts(self) -> list[int]:
+        """Faults of each entrant (forfeits not counted: see ``counts_as_fault``)."""
+        counts = [0, 0, 0, 0]
+        for fault in self.faults:
+            counts[fault.entrant] += counts_as_fault(fault.kind)
+        return counts
 
     @property
     def totals(self) -> list[int]:

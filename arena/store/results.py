@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import func, insert, literal_column, select, update
 from sqlalchemy.orm import Session
 
-from arena.referee.result import MatchResult
+from arena.referee.result import FORFEIT, MatchResult
 from arena.store.errors import StoreError
 from arena.store.matches import Lease, count_late_result, get_match
 from arena.store.models import (
@@ -171,8 +171,8 @@ def load_replay(s: Session, match_id: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class GameLine:
-    """One bot in one game, for per-bot statistics. ``faults`` counts fault rows in that
-    game; start-up faults (no game) count in game 0."""
+    """One bot in one game, for per-bot statistics. ``faults`` counts its faults in that
+    game (forfeits are not faults: ``counts_as_fault``); start-up faults count in game 0."""
 
     bot_version_id: int
     match_id: int
@@ -232,7 +232,7 @@ def _fault_counts(s: Session, tournament_id: int) -> dict[tuple[int, int, int], 
     query = (
         select(MatchFault.match_id, game, MatchFault.bot_version_id, func.count())
         .join(Match, Match.id == MatchFault.match_id)
-        .where(Match.tournament_id == tournament_id)
+        .where(Match.tournament_id == tournament_id, MatchFault.kind != FORFEIT)
         .group_by(MatchFault.match_id, game, MatchFault.bot_version_id)
     )
     return {(m, g, b): n for m, g, b, n in s.execute(query)}

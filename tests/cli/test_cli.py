@@ -381,7 +381,7 @@ def test_replay_check_refuses_what_is_not_a_record(arena, tmp_path):
     path.write_text("not json {")
     one_line_error(arena("replay", "check", path), f"{path}: not a JSON record")
     path.write_text(json.dumps({"format": "something else"}))
-    one_line_error(arena("replay", "check", path), "not a callbreak-game v1 record")
+    one_line_error(arena("replay", "check", path), "not a callbreak-game v1/v2 record")
 
 
 # --------------------------------------------------------------------------- arena demo

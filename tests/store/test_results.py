@@ -241,6 +241,7 @@ def test_game_rows_feed_the_ratings(db: Database, blobs: BlobStore) -> None:
         first, second, _unplayed = [m.id for m in pending_matches(s, tournament.id)]
     faults = [
         Fault(0, "start_failed", "no handshake"),
+        Fault(0, "forfeit", "no handshake"),  # the consequence, not one more fault
         Fault(0, "illegal", "bad card", game=0, deal=1, decision=3),
         Fault(1, "timeout", "slow", game=1, deal=0, decision=9),
     ]
