@@ -97,6 +97,7 @@ def embedded(db: Database, runtime: Runtime, tid: int, workers: int) -> float:
 
 def start_workers(env: dict[str, str], count: int, root: Path) -> list[subprocess.Popen]:
     arena = [str(Path(sys.executable).with_name("arena"))]
+    root.mkdir(parents=True, exist_ok=True)
     procs = []
     for i in range(count):
         log = root / f"worker-{i}.log"

@@ -11,8 +11,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.bots.house import HOUSE_BOTS
-from arena.bots.inprocess import InProcessPlayer
+from arena.bots.house.names import house_player, parse_house
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import MANIFEST, BotPackage, PackageError, load_package, parse_manifest
 from arena.bots.player import Player
@@ -31,13 +30,6 @@ from arena.store import (
     pack_directory,
     set_bot_status,
 )
-
-# Scheduler filler names -> (stored bot name, house strategy).
-HOUSE_FILL = {
-    "house:heuristic": ("house-heuristic", "heuristic"),
-    "house:random": ("house-random", "random"),
-    "house:heuristic#2": ("house-heuristic-2", "heuristic"),
-}
 
 
 @dataclass(frozen=True)
@@ -60,16 +52,15 @@ class Runtime:
         return self.settings.data_dir.joinpath("logs", *map(str, parts))
 
 
-def house_version(db: Database, runtime: Runtime, fill_name: str) -> BotVersion:
-    """The stored version standing for a house bot (created on first use)."""
-    bot_name, kind = HOUSE_FILL.get(fill_name, (fill_name.replace(":", "-"), fill_name))
-    if kind not in HOUSE_BOTS:
-        raise PackageError(f"unknown house bot {fill_name!r} (house bots: {', '.join(HOUSE_BOTS)})")
-    manifest = {"name": bot_name, "version": "builtin", "house": kind}
+def house_version(db: Database, runtime: Runtime, name: str) -> BotVersion:
+    """The stored version standing for the house bot ``name`` (created on first use)."""
+    house = parse_house(name)
+    if house is None:
+        raise PackageError(f"{name!r} is not a house bot name (e.g. house:heuristic)")
+    manifest = {"name": house.stored_name, "version": "builtin", "house": house.kind}
+    archive = f"house bot {house.stored_name}\n".encode()
     with db.session() as s:
-        return add_bot_version(
-            s, runtime.blobs, f"house bot {bot_name}\n".encode(), manifest, "valid"
-        )
+        return add_bot_version(s, runtime.blobs, archive, manifest, "valid")
 
 
 def archive_of(path: Path) -> bytes:
@@ -157,7 +148,7 @@ def player_for(
     (its archive comes from this machine's cache, filled from the database)."""
     kind = version.manifest.get("house")
     if kind is not None:
-        return InProcessPlayer(HOUSE_BOTS[kind](seed=seed), version.ref)
+        return house_player(kind, seed, version.ref)
     with db.session(read_only=True) as s:
         package = unpack(runtime, cached_archive(s, runtime.blobs, version.sha256))
     return ProcessPlayer(
