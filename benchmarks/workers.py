@@ -4,7 +4,9 @@ Plays the same tournament (light bots: two sandboxed copies of the random sample
 three house bots; 4 games x 5 deals a match) with the referee alone (no database, no
 queue), the embedded executor with 1 and 2 workers, and 1 and 2 ``arena worker`` processes
 (concurrency 1 each) on a ``redis-server`` of its own and Postgres. Prints matches per
-minute and the queue + database overhead per match against the referee alone.
+minute and the queue + database overhead per match against the referee alone. The referee
+and the Celery workers are warmed up first (numba's cache, unpacked bots); the embedded
+executor starts its worker processes per run, so its figures include that start.
 
 Targets (issue 8): Celery within 15% of the embedded executor at equal parallelism;
 2 workers >= 1.8x one worker.
@@ -83,6 +85,7 @@ def referee_alone(db: Database, runtime: Runtime, tid: int, logs: Path) -> float
     """Seconds per match, played one after another with no claim, record or queue."""
     with db.session(read_only=True) as s:
         ids = claimable_matches(s, tid)
+    play_stored_match(db, runtime, ids[0], logs)  # warm up (numba cache, unpacked bots)
     start = time.perf_counter()
     for match_id in ids:
         play_stored_match(db, runtime, match_id, logs)
@@ -126,10 +129,14 @@ def cluster_follow():
     return importlib.import_module("workers.follow")
 
 
-def celery(db: Database, env: dict[str, str], tid: int, count: int, root: Path) -> float:
+def celery(db: Database, env: dict[str, str], tids: tuple[int, int], count: int, root: Path):
+    """Seconds per match of tournament ``tids[1]``, after ``tids[0]`` warmed the workers up."""
     follow, send_matches = cluster_follow().follow, cluster_follow().send_matches
     procs = start_workers(env, count, root)
+    warm, tid = tids
     try:
+        send_matches(db, warm)
+        follow(db, warm, lease_s=60)
         start = time.perf_counter()
         send_matches(db, tid)
         state = follow(db, tid, lease_s=60)
@@ -170,16 +177,16 @@ def run_all(db: Database, runtime: Runtime, env: dict, root: Path, tables: int) 
     )
     refs.append(register_bot(db, runtime, copy, validate=False).ref)
 
-    def fresh() -> int:
-        t = new_tournament(db, runtime, [*refs, *HOUSE], rules=PAGAT, seed=3, tables=tables)
+    def fresh(count: int = tables) -> int:
+        t = new_tournament(db, runtime, [*refs, *HOUSE], rules=PAGAT, seed=3, tables=count)
         return t.id
 
     alone = referee_alone(db, runtime, fresh(), root / "logs")
     results = {
         "embedded executor, 1 worker": embedded(db, runtime, fresh(), 1),
         "embedded executor, 2 workers": embedded(db, runtime, fresh(), 2),
-        "celery, 1 worker": celery(db, env, fresh(), 1, root / "c1"),
-        "celery, 2 workers": celery(db, env, fresh(), 2, root / "c2"),
+        "celery, 1 worker": celery(db, env, (fresh(1), fresh()), 1, root / "c1"),
+        "celery, 2 workers": celery(db, env, (fresh(4), fresh()), 2, root / "c2"),
     }
     print(f"{tables} matches of 4 games x 5 deals (2 sandboxed random bots + 3 house bots)")
     print(f"  {'referee alone, 1 at a time':30} {60 / alone:7.1f} matches/min")

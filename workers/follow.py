@@ -31,6 +31,24 @@ log = logging.getLogger(__name__)
 Progress = Callable[[dict[str, int]], None]
 
 
+def broker_problem(connect: bool = True) -> str | None:
+    """Why the broker cannot be used, in one line (password masked); None when it answers
+    (without ``connect``: when its URL is usable, for a worker that waits for the broker)."""
+    try:
+        conn = app.connection_for_write()
+        where = conn.as_uri()
+    except Exception as exc:  # an unknown scheme or a malformed URL
+        return f"ARENA_BROKER_URL is not a usable broker URL ({exc})"
+    if not connect:
+        return None
+    try:
+        with conn:
+            conn.ensure_connection(max_retries=1, interval_start=0.2)
+    except Exception as exc:  # any failure means "no usable broker"
+        return f"cannot reach the broker at {where} ({exc}); check ARENA_BROKER_URL"
+    return None
+
+
 def send_matches(db: Database, tournament_id: int, resend_after_s: float | None = None) -> int:
     """Send the jobs of the matches not yet sent (or sent that long ago); how many were."""
     with db.session() as s:

@@ -96,8 +96,10 @@ def run(tournament_id: int, workers: int | None, backend: str, detach: bool) -> 
 
 def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bool) -> bool:
     """Send the matches not yet sent, then (unless detached) show progress until done."""
-    from workers.follow import follow, send_matches  # Celery is loaded only for this backend
+    from workers.follow import broker_problem, follow, send_matches  # only for this backend
 
+    if problem := broker_problem():
+        raise click.ClickException(problem)
     sent = send_matches(db, tournament_id)
     click.echo(f"tournament {tournament_id}: {sent} matches sent to the workers")
     if detach:

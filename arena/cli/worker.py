@@ -28,6 +28,10 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
     with user_errors():
         runtime_and_db()  # refuse a bad or stale database before taking any job
         from workers.app import app  # Celery is loaded only for this command
+        from workers.follow import broker_problem
+
+        if problem := broker_problem(connect=False):
+            raise click.ClickException(problem)
 
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
     app.worker_main(

@@ -181,7 +181,7 @@ def test_tournament_create_refuses_an_unknown_bot(arena):
         "no bot named 'nope'",
     )
     unknown_house = arena("tournament", "create", "--bots", "house:nope")
-    one_line_error(unknown_house, "no bot named 'house:nope'")
+    one_line_error(unknown_house, "unknown house bot 'house:nope' (house bots: house:random")
     one_line_error(arena("standings", "7"), "no tournament with id 7")
     one_line_error(arena("tournament", "run", "7"), "no tournament with id 7")
 
@@ -418,3 +418,17 @@ def test_demo_runs_the_sample_bots_against_the_house_bots(tmp_path, monkeypatch,
     blobs = [p for p in (workdir / "arena-data" / "blobs").rglob("*") if p.is_file()]
     assert len(blobs) == len(entrants)  # house bots are stored versions too
     assert sum(zipfile.is_zipfile(p) for p in blobs) == len(entrants) - 2  # the samples
+
+
+@pytest.mark.parametrize(
+    ("broker", "fragment"),
+    [
+        ("redis://127.0.0.1:1/0", "cannot reach the broker at redis://"),
+        ("nosuchtransport://x", "ARENA_BROKER_URL is not a usable broker URL"),
+    ],
+)
+def test_celery_backend_refuses_a_bad_broker_in_one_line(arena, monkeypatch, broker, fragment):
+    ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
+    ok(arena("tournament", "create", "--bots", "random,house:heuristic", "--seed", "1"))
+    monkeypatch.setattr("workers.app.app.conf.broker_url", broker)
+    one_line_error(arena("tournament", "run", "1", "--backend", "celery"), fragment)
