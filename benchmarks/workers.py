@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import os
 import shutil
 import signal
@@ -32,11 +33,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from arena.config import Settings
 from arena.game import PAGAT
-from arena.store import Database, claimable_matches, engine_for, normalise_url, upgrade
+from arena.store import Database, Match, claimable_matches, engine_for, normalise_url, upgrade
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.registry import Runtime, register_bot
@@ -148,6 +149,22 @@ def celery(db: Database, env: dict[str, str], tids: tuple[int, int], count: int,
             proc.wait()
 
 
+def idle_gap_ms(db: Database, tid: int) -> float:
+    """Mean time a worker spends between finishing one match and starting its next (the
+    queue round trip and the claim), from the matches' own timestamps."""
+    query = select(Match.worker, Match.started_at, Match.finished_at).where(
+        Match.tournament_id == tid
+    )
+    with db.session(read_only=True) as s:
+        rows = sorted(s.execute(query).all(), key=lambda r: (r.worker, r.started_at))
+    gaps = [
+        (b.started_at - a.finished_at).total_seconds()
+        for a, b in itertools.pairwise(rows)
+        if a.worker == b.worker
+    ]
+    return 1000 * sum(gaps) / max(1, len(gaps))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=12, help="matches per tournament")
@@ -182,10 +199,11 @@ def run_all(db: Database, runtime: Runtime, env: dict, root: Path, tables: int) 
         return t.id
 
     alone = referee_alone(db, runtime, fresh(), root / "logs")
+    embedded_1, celery_1 = fresh(), fresh()
     results = {
-        "embedded executor, 1 worker": embedded(db, runtime, fresh(), 1),
+        "embedded executor, 1 worker": embedded(db, runtime, embedded_1, 1),
         "embedded executor, 2 workers": embedded(db, runtime, fresh(), 2),
-        "celery, 1 worker": celery(db, env, (fresh(1), fresh()), 1, root / "c1"),
+        "celery, 1 worker": celery(db, env, (fresh(1), celery_1), 1, root / "c1"),
         "celery, 2 workers": celery(db, env, (fresh(4), fresh()), 2, root / "c2"),
     }
     print(f"{tables} matches of 4 games x 5 deals (2 sandboxed random bots + 3 house bots)")
