@@ -214,6 +214,8 @@ def run_all(db: Database, runtime: Runtime, env: dict, root: Path, tables: int) 
     c1, c2 = results["celery, 1 worker"], results["celery, 2 workers"]
     print(f"celery / embedded: {e1 / c1:.2f} (1 worker), {e2 / c2:.2f} (2)  (target >= 0.85)")
     print(f"celery 2 workers / 1 worker: {c1 / c2:.2f}x  (target >= 1.8x)")
+    gaps = idle_gap_ms(db, celery_1), idle_gap_ms(db, embedded_1)
+    print(f"idle gap between matches on a worker: {gaps[0]:.0f} ms celery, {gaps[1]:.0f} embedded")
     print(
         f"queue + database overhead per match: {1000 * (c1 - alone):.0f} ms (celery),"
         f" {1000 * (e1 - alone):.0f} ms (embedded), on {1000 * alone:.0f} ms of referee"

@@ -208,6 +208,9 @@ def test_tournament_run_and_standings_print_every_bot(arena, sandbox):
             assert re.match(r"\s*[1-4]\s+\S+\s+-?\d+\s+\S+…\S+\s+8\s", row), row
     again = ok(arena("tournament", "run", "1"))  # finished: nothing left to play
     assert "tournament 1: 4 done" in again and "Standings of tournament 1" in again
+    logs = ok(arena("replay", "logs", "1"))  # kept in the database, readable anywhere
+    assert logs.startswith("== random@1.0.0 ==\n")
+    one_line_error(arena("replay", "logs", "99"), "no match with id 99")
 
 
 # --------------------------------------------------------------------------- arena db
