@@ -12,7 +12,16 @@ import pytest
 from sqlalchemy import select, text
 
 from arena.game import PAGAT
-from arena.store import BotArchive, BotLog, BotVersion, Database, bot_logs
+from arena.store import (
+    BlobStore,
+    BotArchive,
+    BotLog,
+    BotVersion,
+    Database,
+    add_bot_version,
+    bot_logs,
+    pack_directory,
+)
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.registry import Runtime
@@ -235,3 +244,33 @@ def _versions(s):
 def _all_versions(db: Database):
     with db.session(read_only=True) as s:
         return _versions(s)
+
+
+def test_a_worker_validates_an_uploaded_bot_sent_through_the_broker(
+    cluster_db, runtime, redis, workers, tmp_path, monkeypatch
+):
+    """The job goes through the JSON serializer and the queue; the bot comes from the DB."""
+    from workers.tasks import validate_bot_task
+
+    good = sample_copy(tmp_path / "src" / "fresh", "fresh", LOWCARD)
+    bad = sample_copy(tmp_path / "src" / "dud", "dud", BAD_BOTS / "crash_at_start")
+    ids = []
+    for path in (good, bad):
+        with cluster_db.session() as s:
+            manifest = {"name": path.name, "version": "1.0", "command": ["python3", "bot.py"]}
+            ids.append(
+                add_bot_version(s, BlobStore(tmp_path / "up"), pack_directory(path), manifest).id
+            )
+    monkeypatch.setattr(validate_bot_task.app.conf, "broker_url", redis.url)
+    workers.start()
+    wait_ready(workers, 1)
+    for version_id in ids:
+        validate_bot_task.apply_async((version_id,))
+
+    def judged() -> bool:
+        return all(v.status != "pending" for v in _all_versions(cluster_db) if v.id in ids)
+
+    wait_for(judged, 120, "both versions judged")
+    status = {v.bot.name: (v.status, v.reason) for v in _all_versions(cluster_db)}
+    assert status["fresh"] == ("valid", "")
+    assert status["dud"][0] == "rejected" and "crash-at-start" in status["dud"][1]
