@@ -6,16 +6,22 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+
 
 @dataclass(frozen=True)
 class Settings:
     """``database_url``: SQLAlchemy URL (default: ``arena.db`` in the working directory);
-    ``data_dir``: bot archives (content-addressed), unpacked bots and bot logs;
-    ``broker_url``: Celery broker for the cluster mode (empty: embedded executor)."""
+    ``data_dir``: this machine's cache of bot archives, unpacked bots and bot logs;
+    ``broker_url``: Celery broker for the cluster mode;
+    ``lease_s``: how long a worker may go silent before its match is handed to another;
+    ``max_attempts``: claims of one match before it ends failed."""
 
     database_url: str
     data_dir: Path
-    broker_url: str
+    broker_url: str = DEFAULT_BROKER
+    lease_s: float = 60.0
+    max_attempts: int = 3
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -23,5 +29,21 @@ class Settings:
         return cls(
             database_url=env.get("ARENA_DATABASE_URL", "sqlite:///arena.db"),
             data_dir=Path(env.get("ARENA_DATA_DIR", "arena-data")),
-            broker_url=env.get("ARENA_BROKER_URL", ""),
+            broker_url=env.get("ARENA_BROKER_URL", DEFAULT_BROKER),
+            lease_s=_number(env, "ARENA_LEASE_SECONDS", float, 60.0, minimum=1),
+            max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, 3, minimum=1),
         )
+
+
+def _number(env, name: str, kind: type, default: float, minimum: float) -> float:
+    """A numeric setting; a bad value is refused with a one-line reason, never ignored."""
+    text = env.get(name)
+    if text is None:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or not value >= minimum:
+        raise ValueError(f"{name}={text!r}: expected a {kind.__name__} of at least {minimum}")
+    return value

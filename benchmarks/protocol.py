@@ -20,7 +20,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.bots.factory import house_player
+from arena.bots.house.names import house_player
 from arena.bots.package import load_package
 from arena.bots.player import MatchInfo, Request
 from arena.bots.process_player import ProcessPlayer
@@ -135,7 +135,7 @@ def main() -> None:
     reqs = requests(args.decisions)
     print(f"sandbox mode: {resolve_mode()}")
     process = quantiles(round_trips(ProcessPlayer(load_package(RANDOM_BOT), "random"), reqs)[100:])
-    inproc = quantiles(round_trips(house_player("random"), reqs)[100:])
+    inproc = quantiles(round_trips(house_player("random", 0, "house:random"), reqs)[100:])
     bare = quantiles(bare_stream(args.decisions)[100:])
     row = "{:<23} p50 {:6.0f} µs  p99 {:6.0f} µs  {}"
     print(row.format("sandboxed process bot:", *process, "(target p50 <= 250)"))

@@ -41,6 +41,7 @@ from arena.store import (
     BlobStore,
     Database,
     add_bot_version,
+    claim_match,
     create_tournament,
     engine_for,
     normalise_url,
@@ -130,10 +131,12 @@ def record_rate(url: URL, results: list[MatchResult], blobs: BlobStore) -> float
     db = Database(url)
     try:
         match_ids = _seed_matches(db, blobs, len(results))
+        with db.session() as s:
+            leases = [claim_match(s, match_id, "bench") for match_id in match_ids]
         start = time.perf_counter()
-        for match_id, result in zip(match_ids, results, strict=True):
+        for lease, result in zip(leases, results, strict=True):
             with db.session() as s:
-                record_result(s, match_id, result, wall_seconds=1.0)
+                record_result(s, lease, result, wall_seconds=1.0)
         return len(results) / (time.perf_counter() - start)
     finally:
         db.dispose()
@@ -167,7 +170,7 @@ def fit_seconds(games: int = 100_000, bots: int = 50) -> float:
 def tournament_rates(tables: int) -> tuple[float, float]:
     """Matches per second: the referee alone, then the embedded executor with 2 workers."""
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(f"sqlite:///{tmp}/t.db", Path(tmp) / "data", "")
+        settings = Settings(f"sqlite:///{tmp}/t.db", Path(tmp) / "data")
         upgrade(settings.database_url)
         db, runtime = Database(settings.database_url), Runtime(settings)
         samples = Path(__file__).resolve().parents[1] / "sample_bots"
@@ -189,7 +192,9 @@ def tournament_rates(tables: int) -> tuple[float, float]:
         for match_id in ids:
             spec, versions = match_spec(db, match_id)
             log_dir = Path(tmp) / "logs"
-            play_match(spec, [player_for(runtime, v, i, log_dir) for i, v in enumerate(versions)])
+            play_match(
+                spec, [player_for(db, runtime, v, i, log_dir) for i, v in enumerate(versions)]
+            )
         alone = len(ids) / (time.perf_counter() - start)
         start = time.perf_counter()
         run_tournament(db, runtime, t.id, workers=2)

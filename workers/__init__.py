@@ -1,1 +1,1 @@
-"""workers package."""
+"""Celery workers: the cluster backend. Tasks are thin; every decision lives in ``arena``."""

@@ -5,22 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.bots.house import HOUSE_BOTS
-from arena.bots.inprocess import InProcessPlayer
+from arena.bots.house.names import house_player, parse_house
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import PackageError, load_package
 from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxPolicy
-
-HOUSE_PREFIX = "house:"
-
-
-def house_player(name: str, seed: int = 0) -> Player:
-    key = name.removeprefix(HOUSE_PREFIX).partition("#")[0]  # house:heuristic#2 is a 2nd copy
-    if key not in HOUSE_BOTS:
-        known = ", ".join(HOUSE_BOTS)
-        raise PackageError(f"unknown house bot {name!r} (house bots: {known})")
-    return InProcessPlayer(HOUSE_BOTS[key](seed=seed), f"{HOUSE_PREFIX}{key}")
 
 
 def make_player(
@@ -42,7 +32,8 @@ def make_player(
         return ProcessPlayer(
             package, limits=limits, policy=policy, log_dir=log_dir, log_name=log_name
         )
-    if spec.startswith(HOUSE_PREFIX) or spec in HOUSE_BOTS:
-        return house_player(spec, seed)
+    house = parse_house(spec, bare=True)
+    if house is not None:
+        return house_player(house.kind, seed, f"house:{house.kind}")
     known = ", ".join(HOUSE_BOTS)
     raise PackageError(f"{spec}: no such bot directory or archive, and not a house bot ({known})")

@@ -11,6 +11,7 @@ import re
 import shutil
 import stat
 import sys
+import tempfile
 import tomllib
 import zipfile
 from dataclasses import dataclass
@@ -107,8 +108,10 @@ def _from_dir(root: Path, digest: str) -> BotPackage:
 
 
 def _unpack(archive: Path, target: Path, max_bytes: int) -> None:
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    """Unpack into a folder of this process's own, then rename it into place: two processes
+    unpacking the same bot at once both succeed, and a folder in use is never touched."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
@@ -117,15 +120,17 @@ def _unpack(archive: Path, target: Path, max_bytes: int) -> None:
             written = 0
             for info in members:
                 written += _extract(zf, info, partial, written, max_bytes)
+        (partial / ".complete").touch()
+        partial.chmod(0o755)
+        partial.rename(target)
     except (zipfile.BadZipFile, OSError) as exc:
         shutil.rmtree(partial, ignore_errors=True)
+        if (target / ".complete").exists():
+            return  # another process unpacked the same bot first
         raise PackageError(f"{archive}: cannot unpack ({exc})") from None
     except PackageError:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    (partial / ".complete").touch()
-    shutil.rmtree(target, ignore_errors=True)
-    partial.rename(target)
 
 
 def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, done: int, limit: int) -> int:

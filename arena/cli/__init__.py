@@ -12,6 +12,7 @@ from arena.cli.play import play
 from arena.cli.replay import replay
 from arena.cli.setup import setup
 from arena.cli.tournaments import standings_command, tournament
+from arena.cli.worker import worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -19,5 +20,6 @@ def main() -> None:
     """Callbreak Master: run, rate and replay Callbreak bots."""
 
 
-for command in (demo, setup, play, replay, bot, tournament, standings_command, db, dashboard):
+COMMANDS = (demo, setup, play, replay, bot, tournament, standings_command, db, dashboard, worker)
+for command in COMMANDS:
     main.add_command(command)

@@ -7,11 +7,13 @@ import os
 from collections.abc import Iterator
 
 import click
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from arena.bots.package import PackageError
 from arena.bots.sandbox import SandboxError
 from arena.config import Settings
-from arena.store import Database, StoreError, upgrade
+from arena.store import Database, StoreError, normalise_url, upgrade
+from arena.store.db import connection_problem
 from arena.store.migrate import is_up_to_date
 from arena.tournaments.registry import Runtime
 
@@ -58,3 +60,6 @@ def user_errors() -> Iterator[None]:
         yield
     except USER_ERRORS as exc:
         raise click.ClickException(str(exc)) from None
+    except (OperationalError, InterfaceError) as exc:  # unreachable or missing database
+        url = normalise_url(Settings.from_env().database_url)
+        raise click.ClickException(str(connection_problem(exc, url))) from None

@@ -115,9 +115,7 @@ def _report(console: Console, result: MatchResult) -> None:
     names = unique_names(result.players)
     made = [sum(g.calls_made[e] for g in result.games) for e in range(4)]
     deals = sum(g.deals for g in result.games)
-    faults = [
-        sum(1 for f in result.faults if f.entrant == e and f.kind != "forfeit") for e in range(4)
-    ]
+    faults = result.fault_counts()
     extra = {
         "calls made": [f"{m}/{deals}" for m in made],
         "faults": faults,

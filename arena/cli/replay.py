@@ -6,12 +6,15 @@ import json
 from pathlib import Path
 
 import click
+from sqlalchemy import select
 
 from arena.bots.factory import make_player
 from arena.bots.player import BotFault
-from arena.cli.context import user_errors
+from arena.cli.context import runtime_and_db, user_errors
 from arena.game import validate_record
 from arena.referee.moves import checked
+from arena.store import BotVersion, bot_logs, get_match
+from arena.text import printable
 from arena.views.decision import load_decision
 
 
@@ -62,3 +65,22 @@ def decision(file: Path, bot: str) -> None:
         player.close()
     what = "call" if request.kind == "call" else "card"
     click.echo(f"decision {request.id} ({request.kind}), {player.name} answers: {what} {move}")
+
+
+@replay.command("logs")
+@click.argument("match_id", type=int)
+def logs(match_id: int) -> None:
+    """What each process bot of a finished match wrote (the end of it), from the database."""
+    with user_errors():
+        _, db = runtime_and_db()
+        with db.session(read_only=True) as s:
+            get_match(s, match_id)
+            texts = bot_logs(s, match_id)
+            versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(texts)))
+            refs = {v.id: v.ref for v in versions}
+    if not texts:
+        click.echo(f"match {match_id} has no bot logs (not finished, or house bots only)")
+    for version_id, text in sorted(texts.items(), key=lambda item: refs[item[0]]):
+        click.echo(f"== {refs[version_id]} ==")
+        lines = text.rstrip("\n").split("\n")  # a bot wrote it: no control characters
+        click.echo("\n".join(printable(line) for line in lines) or "(nothing written)")

@@ -2,19 +2,36 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
 from arena.game import RULESETS
 from arena.referee import Clock
-from arena.store import Database, unsandboxed_count
+from arena.store import (
+    Database,
+    get_tournament,
+    list_tournaments,
+    progress,
+    retry_failed,
+    unsandboxed_count,
+)
 from arena.text import printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
@@ -65,19 +82,59 @@ def create(bots, rules, deals, games_per_match, seed, tables, decision_ms, bank_
 @tournament.command("run")
 @click.argument("tournament_id", type=int)
 @click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
+@click.option(
+    "--backend",
+    type=click.Choice(["embedded", "celery"]),
+    default="embedded",
+    show_default=True,
+    help="Play here, or send the matches to `arena worker`s (ARENA_BROKER_URL).",
+)
+@click.option("--detach", is_flag=True, help="With --backend celery: send and return at once.")
 @unsafe_no_sandbox
-def run(tournament_id: int, workers: int | None) -> None:
+def run(tournament_id: int, workers: int | None, backend: str, detach: bool) -> None:
     """Play the tournament's matches that are not done yet (safe to re-run after a stop)."""
     with user_errors():
         runtime, db = runtime_and_db()
-        run_with_progress(db, runtime, tournament_id, workers)
+        with db.session(read_only=True) as s:
+            get_tournament(s, tournament_id)
+        if backend == "embedded":
+            run_with_progress(db, runtime, tournament_id, workers)
+        elif not follow_celery(db, runtime, tournament_id, detach):
+            return
         print_standings(db, tournament_id)
 
 
-def run_with_progress(
-    db: Database, runtime: Runtime, tournament_id: int, workers: int | None
-) -> None:
-    console = Console()
+def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bool) -> bool:
+    """Send the matches not yet sent, then (unless detached) show progress until done."""
+    from workers.follow import broker_problem, follow, send_matches  # only for this backend
+
+    if problem := broker_problem():
+        raise click.ClickException(problem)
+    sent = send_matches(db, tournament_id)
+    click.echo(f"tournament {tournament_id}: {sent} matches sent to the workers")
+    if detach:
+        click.echo(f"follow it with `arena tournament run {tournament_id} --backend celery`")
+        return False
+    with progress_bar(tournament_id) as (bar, task):
+
+        def on_progress(state: dict[str, int]) -> None:
+            finished = state["done"] + state["failed"]
+            bar.update(task, completed=finished, total=sum(state.values()), note="")
+
+        try:
+            state = follow(db, tournament_id, runtime.settings.lease_s, on_progress)
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            raise click.ClickException(
+                f"stopped following (the workers go on): run `arena tournament run "
+                f"{tournament_id} --backend celery` to follow it again"
+            ) from None
+    report_counts(tournament_id, state)
+    return True
+
+
+@contextlib.contextmanager
+def progress_bar(tournament_id: int) -> Iterator[tuple[Progress, TaskID]]:
     columns = [
         TextColumn("{task.description}"),
         BarColumn(),
@@ -85,8 +142,25 @@ def run_with_progress(
         TextColumn("{task.fields[note]}"),
         TimeElapsedColumn(),
     ]
-    with Progress(*columns, console=console) as bar:
-        task = bar.add_task(f"tournament {tournament_id}", total=None, note="")
+    with Progress(*columns) as bar:
+        yield bar, bar.add_task(f"tournament {tournament_id}", total=None, note="")
+
+
+def report_counts(tournament_id: int, status: dict[str, int]) -> None:
+    console = Console()
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(status.items()) if v)
+    console.print(f"tournament {tournament_id}: {counts}")
+    if status.get("failed"):
+        console.print(
+            "[yellow]some matches failed (a platform error; see `arena tournament list`); "
+            f"`arena tournament retry-failed {tournament_id}` puts them back[/]"
+        )
+
+
+def run_with_progress(
+    db: Database, runtime: Runtime, tournament_id: int, workers: int | None
+) -> None:
+    with progress_bar(tournament_id) as (bar, task):
 
         def on_match(status: str, done: int, total: int) -> None:
             bar.update(task, completed=done, total=total, note=status)
@@ -94,6 +168,7 @@ def run_with_progress(
         try:
             summary = run_tournament(db, runtime, tournament_id, workers, on_match)
         except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # stopping already: more presses wait
             raise click.ClickException(
                 f"stopped: run `arena tournament run {tournament_id}` again to finish it"
             ) from None
@@ -101,10 +176,42 @@ def run_with_progress(
             raise click.ClickException(
                 f"a worker process died; run `arena tournament run {tournament_id}` again to finish"
             ) from None
-    counts = ", ".join(f"{v} {k}" for k, v in sorted(summary.status.items()) if v)
-    console.print(f"tournament {tournament_id}: {counts}")
-    if summary.status.get("failed"):
-        console.print("[yellow]some matches failed (a platform error); see `arena standings`[/]")
+    report_counts(tournament_id, summary.status)
+
+
+@tournament.command("retry-failed")
+@click.argument("tournament_id", type=int)
+def retry_failed_command(tournament_id: int) -> None:
+    """Put the tournament's failed matches back to play (then run it again)."""
+    with user_errors():
+        _, db = runtime_and_db()
+        with db.session() as s:
+            get_tournament(s, tournament_id)
+            count = retry_failed(s, tournament_id)
+    click.echo(f"tournament {tournament_id}: {count} failed matches put back to play")
+
+
+@tournament.command("list")
+def list_command() -> None:
+    """Every tournament, newest first: id, name, status, progress, created."""
+    with user_errors():
+        _, db = runtime_and_db()
+        with db.session(read_only=True) as s:
+            rows = [(t, progress(s, t.id)) for t in list_tournaments(s)]
+    if not rows:
+        click.echo("no tournaments yet: create one with `arena tournament create`")
+        return
+    table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
+    for column in ("id", "name", "status", "progress", "created"):
+        table.add_column(column, no_wrap=column != "name")
+    for t, state in rows:
+        total = sum(state.values())
+        failed = f", {state['failed']} failed" if state["failed"] else ""
+        created = f"{t.created_at:%Y-%m-%d %H:%M}"
+        table.add_row(
+            str(t.id), literal(t.name), t.status, f"{state['done']}/{total}{failed}", created
+        )
+    Console().print(table)
 
 
 @click.command("standings")

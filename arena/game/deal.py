@@ -23,10 +23,50 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
 
 
-def deal_hands(seed: int, dealer: int) -> list[int]:
-    """Shuffle with ``seed`` and deal one card at a time, starting at the dealer's right."""
+def sha256_deck(seed: int) -> list[int]:
+    """The deck (card codes 0-51) shuffled by shuffle ``sha256`` (record version 2).
+
+    Fisher–Yates from the top: for i = 51 down to 1, swap card i with card j, where j is the
+    next byte b of the key stream with b < 256 - 256 % (i + 1) (larger bytes are skipped, so
+    every j is equally likely), taken as j = b % (i + 1). The key stream is the SHA-256
+    digests of the ASCII text ``callbreak-shuffle-v2:<seed>:<k>`` for k = 0, 1, 2, ... (seed
+    and k in decimal), concatenated. Specified to the byte, so every worker and every
+    language deals the same hands; unpredictable without the seed.
+    """
+    deck = list(range(52))
+    stream, used, block = b"", 0, 0
+    for i in range(51, 0, -1):
+        n = i + 1
+        limit = 256 - 256 % n
+        while True:
+            if used == len(stream):
+                stream += hashlib.sha256(f"{SHUFFLE_TAG}:{seed}:{block}".encode()).digest()
+                block += 1
+            byte = stream[used]
+            used += 1
+            if byte < limit:
+                break
+        j = byte % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def mt_deck(seed: int) -> list[int]:
+    """The deck as shuffle ``mt`` (record version 1) dealt it: CPython's ``random.Random``,
+    whose algorithm is not specified and may change. Kept to re-check old records."""
     deck = list(range(52))
     random.Random(seed).shuffle(deck)
+    return deck
+
+
+SHUFFLE_TAG = "callbreak-shuffle-v2"
+SHUFFLES = {"sha256": sha256_deck, "mt": mt_deck}
+DEFAULT_SHUFFLE = "sha256"
+
+
+def deal_hands(seed: int, dealer: int, shuffle: str = DEFAULT_SHUFFLE) -> list[int]:
+    """Shuffle with ``seed`` and deal one card at a time, starting at the dealer's right."""
+    deck = SHUFFLES[shuffle](seed)
     hands = [0, 0, 0, 0]
     for i, card in enumerate(deck):
         hands[(dealer + 1 + i) % 4] |= 1 << card
@@ -39,10 +79,12 @@ def needs_redeal(hands: list[int], rules: Ruleset) -> bool:
     return any((no_spade and not h & SPADE_MASK) or (no_face and not h & FACE_MASK) for h in hands)
 
 
-def fresh_hands(seed: int, dealer: int, rules: Ruleset) -> tuple[list[int], int]:
+def fresh_hands(
+    seed: int, dealer: int, rules: Ruleset, shuffle: str = DEFAULT_SHUFFLE
+) -> tuple[list[int], int]:
     """The hands for a deal and how many redeals the redeal rule forced."""
     for attempt in range(MAX_REDEALS):
-        hands = deal_hands(derive_seed(seed, attempt) if attempt else seed, dealer)
+        hands = deal_hands(derive_seed(seed, attempt) if attempt else seed, dealer, shuffle)
         if not needs_redeal(hands, rules):
             return hands, attempt
     raise RuntimeError("redeal rule rejected every deal")  # pragma: no cover
@@ -59,14 +101,17 @@ class Deal:
         index: int = 0,
         scores: tuple[int, ...] = (0, 0, 0, 0),
         hands: list[int] | None = None,
+        shuffle: str = DEFAULT_SHUFFLE,
     ) -> None:
         if dealer not in range(4):
             raise ValueError(f"dealer must be a seat 0-3, not {dealer!r}")
+        if shuffle not in SHUFFLES:
+            raise ValueError(f"unknown shuffle {shuffle!r} (known: {', '.join(SHUFFLES)})")
         self.rules, self.seed, self.dealer, self.index = rules, seed, dealer, index
         self.scores_before = tuple(scores)
         self.redeals = 0
         if hands is None:
-            hands, self.redeals = fresh_hands(seed, dealer, rules)
+            hands, self.redeals = fresh_hands(seed, dealer, rules, shuffle)
         if sorted(h.bit_count() for h in hands) != [13] * 4 or _union(hands) != FULL_DECK:
             raise ValueError("hands must split the 52 cards 13 each")
         self.dealt = tuple(hands)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.game.deal import OVER, Deal, derive_seed
+from arena.game.deal import DEFAULT_SHUFFLE, OVER, Deal, derive_seed
 from arena.game.errors import IllegalAction
 from arena.game.observation import Observation
 from arena.game.rules import Ruleset
@@ -11,17 +11,21 @@ from arena.game.rules import Ruleset
 class Game:
     """``rules.deals_per_game`` deals from one seed; the same seed gives the same deals."""
 
-    def __init__(self, rules: Ruleset, seed: int, first_dealer: int = 0) -> None:
+    def __init__(
+        self, rules: Ruleset, seed: int, first_dealer: int = 0, shuffle: str = DEFAULT_SHUFFLE
+    ) -> None:
         if first_dealer not in range(4):
             raise ValueError(f"first_dealer must be a seat 0-3, not {first_dealer!r}")
         self.rules, self.seed, self.first_dealer = rules, seed, first_dealer
+        self.shuffle = shuffle
         self.scores = [0, 0, 0, 0]
         self.finished: list[Deal] = []
         self.deal: Deal = self._new_deal(0)
 
     def _new_deal(self, index: int) -> Deal:
         dealer = (self.first_dealer + index) % 4
-        return Deal(self.rules, derive_seed(self.seed, index), dealer, index, tuple(self.scores))
+        seed = derive_seed(self.seed, index)
+        return Deal(self.rules, seed, dealer, index, tuple(self.scores), shuffle=self.shuffle)
 
     @property
     def over(self) -> bool:

@@ -3,6 +3,12 @@
 A record holds the ruleset, the seed, and per deal the dealt hands, every call and card in
 order, trick winners and points. The referee adds per-decision timings and faults under
 ``decisions`` and ``faults``; validation ignores keys it does not know, so records can grow.
+
+The version says how the deck was shuffled, so records of every version keep validating:
+version 1 used CPython's ``random.Random(seed).shuffle`` (not a specified algorithm);
+version 2 uses the ``sha256`` shuffle, specified in ``arena.game.deal.sha256_deck``
+(SHA-256 key stream in counter mode, unbiased Fisher–Yates by rejection). Each deal's seed
+is ``derive_seed(game seed, deal index)``, a redeal's ``derive_seed(deal seed, attempt)``.
 """
 
 from __future__ import annotations
@@ -10,13 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from arena.game.cards import cards_of, format_cards, parse_cards
-from arena.game.deal import Deal
+from arena.game.deal import DEFAULT_SHUFFLE, Deal
 from arena.game.errors import IllegalAction
 from arena.game.game import Game
 from arena.game.rules import Ruleset
 
 FORMAT = "callbreak-game"
-VERSION = 1
+SHUFFLE_OF_VERSION = {1: "mt", 2: "sha256"}
+VERSION_OF_SHUFFLE = {shuffle: version for version, shuffle in SHUFFLE_OF_VERSION.items()}
+VERSION = VERSION_OF_SHUFFLE[DEFAULT_SHUFFLE]
 
 
 def points_json(tenths: int) -> float | int:
@@ -44,7 +52,7 @@ def game_record(game: Game, players: list[str] | None = None) -> dict[str, Any]:
     """The record of a finished game; ``players`` names the bot in each seat."""
     return {
         "format": FORMAT,
-        "version": VERSION,
+        "version": VERSION_OF_SHUFFLE[game.shuffle],
         "rules": game.rules.to_dict(),
         "seed": game.seed,
         "first_dealer": game.first_dealer,
@@ -63,11 +71,14 @@ def check_game_record(record: dict[str, Any]) -> None:
     if (
         not isinstance(record, dict)
         or record.get("format") != FORMAT
-        or record.get("version") != VERSION
+        or record.get("version") not in SHUFFLE_OF_VERSION
     ):
-        raise RecordError(f"not a {FORMAT} v{VERSION} record")
+        versions = "/".join(f"v{v}" for v in SHUFFLE_OF_VERSION)
+        raise RecordError(f"not a {FORMAT} {versions} record")
+    shuffle = SHUFFLE_OF_VERSION[record["version"]]
     try:
-        game = Game(Ruleset.from_dict(record["rules"]), record["seed"], record["first_dealer"])
+        rules = Ruleset.from_dict(record["rules"])
+        game = Game(rules, record["seed"], record["first_dealer"], shuffle)
         deals = record["deals"]
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"bad record header: {exc}") from None

@@ -6,11 +6,20 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 UNSANDBOXED = "rlimits"  # Player.sandbox of a process bot run without bwrap
+FORFEIT = "forfeit"
+
+
+def counts_as_fault(kind: str) -> bool:
+    """A fault is something a bot did wrong (a timeout, an illegal or malformed move, a
+    crash, a failed start), one per event. A forfeit is what follows from faults: it records
+    when the seat was taken over and is never counted as one more fault."""
+    return kind != FORFEIT
 
 
 @dataclass(frozen=True)
 class Fault:
-    """A strike or forfeit against one entrant; ``decision`` is None for start-up faults."""
+    """A fault or a forfeit (``kind == FORFEIT``) of one entrant; ``decision`` is None for
+    start-up faults."""
 
     entrant: int
     kind: str
@@ -48,6 +57,13 @@ class MatchResult:
     def unsandboxed(self) -> bool:
         """Whether a bot ran without the bwrap sandbox (only ever on the operator's say)."""
         return UNSANDBOXED in self.sandbox
+
+    def fault_counts(self) -> list[int]:
+        """Faults of each entrant (forfeits not counted: see ``counts_as_fault``)."""
+        counts = [0, 0, 0, 0]
+        for fault in self.faults:
+            counts[fault.entrant] += counts_as_fault(fault.kind)
+        return counts
 
     @property
     def totals(self) -> list[int]:

@@ -4,21 +4,26 @@ Services are plain functions taking a ``Session``; the caller owns the transacti
 
     db = Database.from_settings()
     with db.session() as s:          # commits at the end, rolls back on error
-        if claim_match(s, match_id, "worker-1"):
-            ...
+        lease = claim_match(s, match_id, "worker-1")
 """
 
+from arena.store.archives import cached_archive, get_archive, put_archive
 from arena.store.blobs import BlobStore, pack_directory, sha256_hex
 from arena.store.bots import add_bot_version, find_bot_version, list_bots, set_bot_status
 from arena.store.db import Database, engine_for, normalise_url
 from arena.store.errors import StoreError
 from arena.store.matches import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MAX_ATTEMPTS,
+    Lease,
     claim_match,
+    claimable_matches,
     get_match,
     mark_failed,
     pending_matches,
     progress,
-    reset_running,
+    release_match,
+    renew_lease,
     retry_failed,
     unsandboxed_count,
 )
@@ -27,6 +32,8 @@ from arena.store.models import (
     ApiToken,
     Base,
     Bot,
+    BotArchive,
+    BotLog,
     BotVersion,
     GameScore,
     Match,
@@ -40,6 +47,7 @@ from arena.store.models import (
 from arena.store.results import (
     GameLine,
     GameRows,
+    bot_logs,
     game_rows,
     latest_rating_snapshot,
     load_replay,
@@ -64,15 +72,20 @@ from arena.store.users import (
 )
 
 __all__ = [
+    "DEFAULT_LEASE_S",
+    "DEFAULT_MAX_ATTEMPTS",
     "ApiToken",
     "Base",
     "BlobStore",
     "Bot",
+    "BotArchive",
+    "BotLog",
     "BotVersion",
     "Database",
     "GameLine",
     "GameRows",
     "GameScore",
+    "Lease",
     "Match",
     "MatchFault",
     "RatingSnapshot",
@@ -84,13 +97,17 @@ __all__ = [
     "User",
     "add_bot_version",
     "authenticate",
+    "bot_logs",
+    "cached_archive",
     "check_password",
     "claim_match",
+    "claimable_matches",
     "create_tournament",
     "create_user",
     "engine_for",
     "find_bot_version",
     "game_rows",
+    "get_archive",
     "get_match",
     "get_tournament",
     "issue_token",
@@ -104,8 +121,10 @@ __all__ = [
     "pack_directory",
     "pending_matches",
     "progress",
+    "put_archive",
     "record_result",
-    "reset_running",
+    "release_match",
+    "renew_lease",
     "retry_failed",
     "revoke_token",
     "save_rating_snapshot",

@@ -1,4 +1,5 @@
-"""Bot archives on disk, named by their sha256, and deterministic packing of bot folders.
+"""This machine's cache of bot archives, named by their sha256, and deterministic packing of
+bot folders (the archives themselves live in the database: see ``arena.store.archives``).
 
 Blobs are immutable: a write goes to a temp file in the target folder and is renamed into
 place, so readers never see half a file and concurrent writers of the same bytes are harmless.
@@ -81,12 +82,9 @@ class BlobStore:
             )
         return data
 
-    def export(self, digest: str, dest: Path) -> Path:
-        """Write the verified blob to ``dest`` (e.g. ``x.zip`` for ``load_package``)."""
-        dest = Path(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(self.get(digest))
-        return dest
+    def discard(self, digest: str) -> None:
+        """Forget a cached blob (a reader that opened it keeps its bytes)."""
+        self.path(digest).unlink(missing_ok=True)
 
 
 def pack_directory(path: Path) -> bytes:

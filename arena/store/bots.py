@@ -1,4 +1,4 @@
-"""Bots and their versions: one row per uploaded archive, the archive itself in the blob store.
+"""Bots and their versions: one row per uploaded archive, the archive itself in the database.
 
 A version is identified twice: by ``name@version`` (what users type) and by the archive's
 sha256 (what was actually run). Uploading the same bytes again is a no-op that returns the
@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from arena.store.archives import put_archive
 from arena.store.blobs import BlobStore, sha256_hex
 from arena.store.errors import StoreError
 from arena.store.models import BOT_STATUSES, Bot, BotVersion, User
@@ -34,7 +35,8 @@ def add_bot_version(
         return existing
     name, version = _identity(manifest)
     _refuse_taken(s, name, version, owner)
-    blobs.put(archive_bytes)  # before the row: a row never points at a missing blob
+    put_archive(s, archive_bytes)  # same transaction: a row never lacks its archive
+    blobs.put(archive_bytes)  # this machine's cache, which will run it first
     try:
         with s.begin_nested():  # a concurrent upload may win the race on a unique key
             bot = s.scalar(select(Bot).where(Bot.name == name))

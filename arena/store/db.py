@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.config import Settings
@@ -40,7 +40,22 @@ def normalise_url(url: str) -> URL:
         ) from None
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise StoreError(
+            f"database URL scheme {parsed.drivername!r} is not supported "
+            "(use sqlite:///arena.db or postgresql://user@host/dbname)"
+        )
     return parsed
+
+
+def connection_problem(exc: DBAPIError, url: URL) -> StoreError:
+    """A one-line reason (and what to do) for a database that cannot be reached or used."""
+    first = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    where = url.render_as_string(hide_password=True)
+    hint = "check ARENA_DATABASE_URL and that the server is running"
+    if "does not exist" in first and "database" in first:
+        hint = f"create it (e.g. createdb {url.database}), then run `arena db upgrade`"
+    return StoreError(f"database {where}: {first.removeprefix('connection failed: ')}; {hint}")
 
 
 def engine_for(url: str | URL) -> Engine:

@@ -1,19 +1,41 @@
-"""The life of a match row: pending → running (claimed by a worker) → done or failed.
+"""The life of a match row: pending → running (under a lease) → done or failed.
 
-State changes are single ``UPDATE ... WHERE status = ...`` statements: the database decides
-which of two racing workers wins, and the loser sees ``rowcount == 0``. A claim or reset
-takes effect when the caller's session commits.
+A claim writes the worker, a fresh attempt token and a lease expiry. A match can be claimed
+when it is pending or when its lease has expired (its worker was lost); a running match
+renews its lease, and only the holder of the current token may record the result or give
+the match back. After ``max_attempts`` claims a match whose worker keeps vanishing ends
+``failed`` with the reason, and ``retry_failed`` puts it back.
+
+State changes are single ``UPDATE ... WHERE`` statements: the database decides which of two
+racing workers wins, and the loser sees ``rowcount == 0``. Lease times come from the
+workers' clocks (UTC), so keep them in sync (NTP) to well within a lease.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import func, select, update
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.errors import StoreError
 from arena.store.models import MATCH_STATUSES, Match, utcnow
 
 MAX_REASON = 2000
+DEFAULT_LEASE_S = 60.0
+DEFAULT_MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Lease:
+    """The right to play one attempt of a match and to record its result."""
+
+    match_id: int
+    token: str
+    worker: str
+    attempt: int
 
 
 def get_match(s: Session, match_id: int) -> Match:
@@ -23,8 +45,24 @@ def get_match(s: Session, match_id: int) -> Match:
     return match
 
 
+def claimable(now: datetime):
+    """Pending, or running under a lease that has run out."""
+    expired = and_(Match.status == "running", Match.lease_expires_at < now)
+    return or_(Match.status == "pending", expired)
+
+
+def claimable_matches(s: Session, tournament_id: int) -> list[int]:
+    """Ids of the matches a worker could claim now, by table index."""
+    query = (
+        select(Match.id)
+        .where(Match.tournament_id == tournament_id, claimable(utcnow()))
+        .order_by(Match.table_index)
+    )
+    return list(s.scalars(query))
+
+
 def pending_matches(s: Session, tournament_id: int) -> list[Match]:
-    """Matches still to play, by table index."""
+    """Matches never claimed or given back, by table index."""
     query = (
         select(Match)
         .where(Match.tournament_id == tournament_id, Match.status == "pending")
@@ -33,30 +71,108 @@ def pending_matches(s: Session, tournament_id: int) -> list[Match]:
     return list(s.scalars(query))
 
 
-def claim_match(s: Session, match_id: int, worker: str) -> bool:
-    """Move a pending match to running for ``worker``; False if someone else has it."""
+def unfinished_matches(s: Session, tournament_id: int) -> list[int]:
+    """Ids of the matches not done and not failed, by table index."""
+    query = (
+        select(Match.id)
+        .where(Match.tournament_id == tournament_id, Match.status.in_(("pending", "running")))
+        .order_by(Match.table_index)
+    )
+    return list(s.scalars(query))
+
+
+def claim_match(
+    s: Session,
+    match_id: int,
+    worker: str,
+    lease_s: float = DEFAULT_LEASE_S,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> Lease | None:
+    """Take the match for ``worker``; None if it is done, failed or leased to someone else.
+
+    Taking a match over from a lost worker counts an attempt; when the attempts are used
+    up the match ends ``failed`` instead of being claimed again.
+    """
+    now = utcnow()
+    token = secrets.token_hex(16)
     claimed = s.execute(
         update(Match)
-        .where(Match.id == match_id, Match.status == "pending")
+        .where(Match.id == match_id, claimable(now), Match.attempts < max_attempts)
+        .execution_options(synchronize_session="fetch")  # no naive/aware compare in Python
         .values(
             status="running",
             attempts=Match.attempts + 1,
             worker=worker[:128],
-            started_at=utcnow(),
-            reason=None,
+            attempt_token=token,
+            lease_expires_at=now + timedelta(seconds=lease_s),
+            started_at=now,
         )
     )
-    return claimed.rowcount == 1
+    if claimed.rowcount == 1:
+        attempts = s.scalar(select(Match.attempts).where(Match.id == match_id))
+        return Lease(match_id, token, worker[:128], attempts)
+    _give_up_if_exhausted(s, match_id, now, max_attempts)
+    return None
 
 
-def reset_running(s: Session, tournament_id: int) -> int:
-    """Put running matches back to pending (after a crash); returns how many."""
-    reset = s.execute(
+def _give_up_if_exhausted(s: Session, match_id: int, now: datetime, max_attempts: int) -> None:
+    """A claimable match whose attempts are used up ends failed, with the reason."""
+    match = get_match(s, match_id)  # raises for an unknown id
+    lost = f"; the last one ({match.worker}) stopped reporting" if match.status == "running" else ""
+    reason = match.reason or f"gave up after {match.attempts} attempts{lost}"
+    s.execute(
         update(Match)
-        .where(Match.tournament_id == tournament_id, Match.status == "running")
-        .values(status="pending", worker=None)
+        .where(Match.id == match_id, claimable(now), Match.attempts >= max_attempts)
+        .execution_options(synchronize_session="fetch")
+        .values(status="failed", reason=reason[:MAX_REASON], finished_at=now, attempt_token=None)
     )
-    return reset.rowcount
+
+
+def renew_lease(s: Session, lease: Lease, lease_s: float = DEFAULT_LEASE_S) -> bool:
+    """Push the lease's expiry on; False when the attempt is no longer the current one."""
+    renewed = s.execute(
+        update(Match)
+        .where(_held(lease))
+        .values(lease_expires_at=utcnow() + timedelta(seconds=lease_s))
+    )
+    return renewed.rowcount == 1
+
+
+def _held(lease: Lease):
+    return and_(
+        Match.id == lease.match_id, Match.status == "running", Match.attempt_token == lease.token
+    )
+
+
+def release_match(
+    s: Session,
+    lease: Lease,
+    reason: str,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    interrupted: bool = False,
+) -> str | None:
+    """Give the match back: ``pending`` for another attempt, or ``failed`` with ``reason``
+    once the attempts are used up; None if the lease was lost meanwhile. An ``interrupted``
+    attempt (stopped by the operator) is not counted."""
+    status = "failed" if lease.attempt >= max_attempts and not interrupted else "pending"
+    released = s.execute(
+        update(Match)
+        .where(_held(lease))
+        .values(
+            status=status,
+            reason=None if interrupted else reason[:MAX_REASON],
+            attempts=Match.attempts - 1 if interrupted else Match.attempts,
+            attempt_token=None,
+            lease_expires_at=None,
+            finished_at=utcnow() if status == "failed" else None,
+        )
+    )
+    return status if released.rowcount == 1 else None
+
+
+def count_late_result(s: Session, match_id: int) -> None:
+    """A result arrived from an attempt that is no longer current: count it, store nothing."""
+    s.execute(update(Match).where(Match.id == match_id).values(late_results=Match.late_results + 1))
 
 
 def mark_failed(s: Session, match_id: int, reason: str) -> bool:
@@ -64,7 +180,9 @@ def mark_failed(s: Session, match_id: int, reason: str) -> bool:
     failed = s.execute(
         update(Match)
         .where(Match.id == match_id, Match.status != "done")
-        .values(status="failed", reason=reason[:MAX_REASON], finished_at=utcnow())
+        .values(
+            status="failed", reason=reason[:MAX_REASON], finished_at=utcnow(), attempt_token=None
+        )
     )
     if failed.rowcount == 0:
         get_match(s, match_id)  # raises for an unknown id
@@ -72,11 +190,11 @@ def mark_failed(s: Session, match_id: int, reason: str) -> bool:
 
 
 def retry_failed(s: Session, tournament_id: int) -> int:
-    """Put failed matches back to pending, to try them again; returns how many."""
+    """Put failed matches back to pending with a fresh set of attempts; returns how many."""
     retried = s.execute(
         update(Match)
         .where(Match.tournament_id == tournament_id, Match.status == "failed")
-        .values(status="pending", worker=None)
+        .values(status="pending", worker=None, attempts=0, finished_at=None)
     )
     return retried.rowcount
 

@@ -126,6 +126,17 @@ class BotVersion(Base):
         return f"{self.bot.name}@{self.version}"
 
 
+class BotArchive(Base):
+    """The bytes of a bot version's archive, named by their sha256: every worker fetches
+    bots from here, never from another machine's disk."""
+
+    __tablename__ = "bot_archives"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    data: Mapped[bytes]
+
+
 class Tournament(Base):
     __tablename__ = "tournaments"
     __table_args__ = (_one_of("status", TOURNAMENT_STATUSES),)
@@ -176,6 +187,10 @@ class Match(Base):
     status: Mapped[str] = mapped_column(String(16), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     worker: Mapped[str | None] = mapped_column(String(128))
+    attempt_token: Mapped[str | None] = mapped_column(String(32))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    late_results: Mapped[int] = mapped_column(Integer, default=0)
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     reason: Mapped[str | None] = mapped_column(Text)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -227,6 +242,19 @@ class Replay(Base):
     match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), unique=True)
     format: Mapped[int]
     data: Mapped[bytes]
+
+
+class BotLog(Base):
+    """What one bot wrote to stderr/stdout during one match (its tail, capped), so the
+    owner can read it from anywhere."""
+
+    __tablename__ = "bot_logs"
+    __table_args__ = (UniqueConstraint("match_id", "bot_version_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    text: Mapped[str] = mapped_column(Text)
 
 
 class RatingSnapshot(Base):

@@ -1,10 +1,12 @@
 """Finished matches in, rating inputs out.
 
 ``record_result`` is the one writer of results. It first flips the match to ``done`` with
-``UPDATE ... WHERE status != 'done'``; only the transaction that wins that update writes
-game rows, faults and the replay, so a retried or duplicated job never counts twice (a
-second writer waits for the first one's row lock or write lock, then sees ``done``). The
-caller's session commits everything at once, or nothing.
+``UPDATE ... WHERE status = 'running' AND attempt_token = <the writer's lease>``; only the
+transaction that wins that update writes game rows, faults, bot logs and the replay, so a
+retried, duplicated or late job never counts twice (a second writer waits for the first
+one's row lock or write lock, then sees ``done``; a late one is counted in
+``late_results``). The caller's session commits everything at once, or nothing, so a crash
+while recording leaves the match running under a lease that expires.
 """
 
 from __future__ import annotations
@@ -12,55 +14,95 @@ from __future__ import annotations
 import json
 import math
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import func, insert, literal_column, select, update
 from sqlalchemy.orm import Session
 
-from arena.referee.result import MatchResult
+from arena.referee.result import FORFEIT, MatchResult
 from arena.store.errors import StoreError
-from arena.store.matches import get_match
-from arena.store.models import GameScore, Match, MatchFault, RatingSnapshot, Replay, utcnow
+from arena.store.matches import Lease, count_late_result, get_match
+from arena.store.models import (
+    BotLog,
+    GameScore,
+    Match,
+    MatchFault,
+    RatingSnapshot,
+    Replay,
+    utcnow,
+)
 from arena.store.tournaments import get_tournament
 
 REPLAY_ZLIB_JSON = 1  # Replay.format: zlib-compressed UTF-8 JSON
 MAX_REASON = 2000
+MAX_LOG = 64 * 1024  # characters of each bot's log kept with a match (its end)
 
 
 def compress_replay(record: dict[str, Any]) -> bytes:
     return zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
 
 
-def record_result(s: Session, match_id: int, result: MatchResult, wall_seconds: float) -> bool:
-    """Store a finished match; False (and nothing written) if it was already recorded.
+def record_result(
+    s: Session,
+    lease: Lease,
+    result: MatchResult,
+    wall_seconds: float,
+    logs: Mapping[int, str] | None = None,
+) -> bool:
+    """Store a finished match; False (and nothing but a late-result count written) unless
+    ``lease`` is the match's current attempt.
 
-    Entrant ``e`` of ``result`` is the bot version in ``seats[e]`` of the match row.
+    Entrant ``e`` of ``result`` (and of ``logs``) is the bot version in ``seats[e]``.
     """
     _check_result(result, wall_seconds)
     data = compress_replay(result.record)  # before taking any lock
-    seats = _finish(s, match_id, wall_seconds, result.unsandboxed)
+    match_id = lease.match_id
+    seats = _finish(s, lease, wall_seconds, result.unsandboxed)
     if seats is None:
         get_match(s, match_id)  # raises for an unknown id
+        count_late_result(s, match_id)
         return False
     s.execute(insert(GameScore), _score_rows(match_id, seats, result))
     if result.faults:
         s.execute(insert(MatchFault), _fault_rows(match_id, seats, result))
+    if logs:
+        s.execute(insert(BotLog), _log_rows(match_id, seats, logs))
     s.add(Replay(match_id=match_id, format=REPLAY_ZLIB_JSON, data=data))
     s.flush()
     return True
 
 
-def _finish(s: Session, match_id: int, wall_seconds: float, unsandboxed: bool) -> list[int] | None:
-    """Flip the match to done unless it already is; its seats if this call did it."""
+def _log_rows(match_id: int, seats: list[int], logs: Mapping[int, str]) -> list[dict]:
+    return [
+        {"match_id": match_id, "bot_version_id": seats[e], "text": text[-MAX_LOG:]}
+        for e, text in sorted(logs.items())
+    ]
+
+
+def bot_logs(s: Session, match_id: int) -> dict[int, str]:
+    """The captured log of each bot of a finished match, by bot_version id."""
+    query = select(BotLog.bot_version_id, BotLog.text).where(BotLog.match_id == match_id)
+    return dict(s.execute(query).all())
+
+
+def _finish(s: Session, lease: Lease, wall_seconds: float, unsandboxed: bool) -> list[int] | None:
+    """Flip the match to done if ``lease`` is its current attempt; its seats if so."""
     finish = (
         update(Match)
-        .where(Match.id == match_id, Match.status != "done")
+        .where(
+            Match.id == lease.match_id,
+            Match.status == "running",
+            Match.attempt_token == lease.token,
+        )
         .values(
             status="done",
             finished_at=utcnow(),
             wall_seconds=wall_seconds,
             reason=None,
+            attempt_token=None,
+            lease_expires_at=None,
             unsandboxed=unsandboxed,
         )
     )
@@ -68,7 +110,7 @@ def _finish(s: Session, match_id: int, wall_seconds: float, unsandboxed: bool) -
         return s.execute(finish.returning(Match.seats)).scalar_one_or_none()
     if s.execute(finish).rowcount == 0:
         return None
-    return s.scalar(select(Match.seats).where(Match.id == match_id))
+    return s.scalar(select(Match.seats).where(Match.id == lease.match_id))
 
 
 def _check_result(result: MatchResult, wall_seconds: float) -> None:
@@ -135,8 +177,8 @@ def load_replay_json(s: Session, match_id: int) -> str:
 
 @dataclass(frozen=True)
 class GameLine:
-    """One bot in one game, for per-bot statistics. ``faults`` counts fault rows in that
-    game; start-up faults (no game) count in game 0."""
+    """One bot in one game, for per-bot statistics. ``faults`` counts its faults in that
+    game (forfeits are not faults: ``counts_as_fault``); start-up faults count in game 0."""
 
     bot_version_id: int
     match_id: int
@@ -199,6 +241,7 @@ def _fault_counts(s: Session, tournament_id: int | None) -> dict[tuple[int, int,
     query = (
         select(MatchFault.match_id, game, MatchFault.bot_version_id, func.count())
         .join(Match, Match.id == MatchFault.match_id)
+        .where(MatchFault.kind != FORFEIT)
         .group_by(MatchFault.match_id, game, MatchFault.bot_version_id)
     )
     if tournament_id is not None:
@@ -210,7 +253,7 @@ def save_rating_snapshot(s: Session, tournament_id: int, payload: dict[str, Any]
     """Keep a ratings table; non-finite floats (open CI bounds) are stored as null, since
     JSON has no infinity."""
     get_tournament(s, tournament_id)
-    snapshot = RatingSnapshot(tournament_id=tournament_id, payload=_finite(payload))
+    snapshot = RatingSnapshot(tournament_id=tournament_id, payload=finite_json(payload))
     s.add(snapshot)
     s.flush()
     return snapshot
@@ -226,11 +269,12 @@ def latest_rating_snapshot(s: Session, tournament_id: int) -> RatingSnapshot | N
     return s.scalar(query)
 
 
-def _finite(value: Any) -> Any:
+def finite_json(value: Any) -> Any:
+    """``value`` as stored in a JSON column: non-finite floats become null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {str(k): _finite(v) for k, v in value.items()}
+        return {str(k): finite_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
+        return [finite_json(v) for v in value]
     return value

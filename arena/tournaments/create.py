@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import asdict
 
+from arena.bots.house.names import parse_house
 from arena.game import Ruleset
 from arena.referee import Clock, secret_seed
 from arena.store import (
@@ -16,7 +17,7 @@ from arena.store import (
     create_tournament,
     find_bot_version,
 )
-from arena.tournaments.registry import HOUSE_FILL, Runtime, house_version
+from arena.tournaments.registry import Runtime, house_version
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
 
 
@@ -43,7 +44,7 @@ def new_tournament(
     entrants = _resolve(db, runtime, bot_refs)
     # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
     entered = {v.bot.name for v in entrants if "house" in v.manifest}
-    spare = [h for h in DEFAULT_HOUSE_BOTS if HOUSE_FILL[h][0] not in entered]
+    spare = [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]
     plan = schedule(
         [str(v.id) for v in entrants], seed, tables=tables, max_tables=max_tables, house_bots=spare
     )
@@ -72,7 +73,7 @@ def new_tournament(
 def _resolve(db: Database, runtime: Runtime, refs: Sequence[str]) -> list[BotVersion]:
     with db.session(read_only=True) as s:
         versions = [
-            house_version(db, runtime, ref) if ref in HOUSE_FILL else find_bot_version(s, ref)
+            house_version(db, runtime, ref) if parse_house(ref) else find_bot_version(s, ref)
             for ref in refs
         ]
     for ref, version in zip(refs, versions, strict=True):

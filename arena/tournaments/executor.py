@@ -1,34 +1,38 @@
 """The embedded executor: a tournament's matches in local worker processes, resumable.
 
-Matches are claimed in the database, so a run that was stopped (Ctrl-C, a kill, a crash)
-is finished by running it again: matches left ``running`` by the dead run go back to
-``pending`` first, and only those not yet done are played. Results are idempotent, so a
-match played twice still counts once.
+Matches are claimed under leases in the database, exactly as Celery workers claim them, so
+a run that was stopped (Ctrl-C, a kill, a crash) is finished by running it again: a match
+whose worker was killed is claimed again once its lease expires, one given back on Ctrl-C
+at once. Only the current attempt's result counts, so a match played twice counts once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.synchronize import Event
 
 from arena.bots.sandbox import SandboxPolicy, die_with, resolve_mode, sweep_leftovers
-from arena.store import Database, pending_matches, progress, reset_running, set_tournament_status
+from arena.store import Database, claimable_matches, progress, set_tournament_status
 from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
-from arena.tournaments.standings import save_snapshot, standings
+from arena.tournaments.standings import finish_tournament
 
 Progress = Callable[[str, int, int], None]  # (status of the match just ended, done, total)
+POLL_S = 0.5  # how often to look again while other workers hold the remaining matches
 
 
 @dataclass
 class RunSummary:
-    counts: dict[str, int] = field(default_factory=dict)  # this run: done/failed/skipped
+    counts: dict[str, int] = field(default_factory=dict)  # this run: done/failed/skipped/...
     status: dict[str, int] = field(default_factory=dict)  # the tournament afterwards
 
 
@@ -39,29 +43,52 @@ def run_tournament(
     workers: int | None = None,
     on_match: Progress | None = None,
 ) -> RunSummary:
-    """Play every match not yet done; ``workers=1`` plays them in this process."""
+    """Play every match not yet done; ``workers=1`` plays them in this process.
+
+    Matches leased to other workers (another run, Celery workers) are waited for: they end
+    done, or their lease expires and this run claims them.
+    """
     resolve_mode(runtime.policy)  # no usable sandbox: refuse before claiming any match
     sweep_leftovers(runtime.policy or SandboxPolicy.from_env())  # bots of a killed earlier run
     with db.session() as s:
-        reset_running(s, tournament_id)
-        todo = [m.id for m in pending_matches(s, tournament_id)]
         set_tournament_status(s, tournament_id, "running")
     workers = max(1, workers or os.cpu_count() or 1)
     summary = RunSummary()
-    report = _counter(summary, len(todo), on_match)
-    if workers == 1 or len(todo) <= 1:
-        for match_id in todo:
-            report(run_match(db, runtime, match_id, _worker_name()))
-    else:
-        _in_pool(db.url, runtime, todo, min(workers, len(todo)), report)
-    return _finish(db, tournament_id, summary)
+    report = _counter(summary, db, tournament_id, on_match)
+    while (todo := _next_round(db, tournament_id)) is not None:
+        if len(todo) <= 1 or workers == 1:
+            for match_id in todo:
+                report(run_match(db, runtime, match_id, worker_name()))
+        else:
+            _in_pool(db.url, runtime, todo, min(workers, len(todo)), report)
+    summary.status = finish_tournament(db, tournament_id)
+    return summary
 
 
-def _counter(summary: RunSummary, total: int, on_match: Progress | None) -> Callable[[str], None]:
+def _next_round(db: Database, tournament_id: int) -> list[int] | None:
+    """The matches to claim now; [] while others hold the rest; None when none is left."""
+    with db.session(read_only=True) as s:
+        todo = claimable_matches(s, tournament_id)
+        if todo:
+            return todo
+        if not progress(s, tournament_id)["running"]:
+            return None
+    time.sleep(POLL_S)
+    return []
+
+
+def _counter(
+    summary: RunSummary, db: Database, tournament_id: int, on_match: Progress | None
+) -> Callable[[str], None]:
+    with db.session(read_only=True) as s:
+        total = sum(progress(s, tournament_id).values())
+
     def report(status: str) -> None:
         summary.counts[status] = summary.counts.get(status, 0) + 1
         if on_match is not None:
-            on_match(status, sum(summary.counts.values()), total)
+            with db.session(read_only=True) as s:
+                state = progress(s, tournament_id)
+            on_match(status, state["done"] + state["failed"], total)
 
     return report
 
@@ -69,8 +96,7 @@ def _counter(summary: RunSummary, total: int, on_match: Progress | None) -> Call
 def _in_pool(url, runtime: Runtime, todo: list[int], workers: int, report) -> None:
     # spawn: workers start clean (no inherited DB connections or launcher thread).
     context = get_context("spawn")
-    # Set on Ctrl-C: matches the pool has already queued to a worker (it queues a few
-    # beyond those being played) return unplayed instead of starting.
+    # Set on Ctrl-C: workers abandon their matches (giving them back) and start no other.
     stop = context.Event()
     # str(url) would mask the password as "***": the workers need the real one.
     initargs = (url.render_as_string(hide_password=False), runtime, stop, os.getpid())
@@ -83,44 +109,68 @@ def _in_pool(url, runtime: Runtime, todo: list[int], workers: int, report) -> No
                 report(future.result())
     except KeyboardInterrupt:
         stop.set()
-        for future in futures:
-            future.cancel()
+        with interrupts_ignored():
+            pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+@contextlib.contextmanager
+def interrupts_ignored() -> Iterator[None]:
+    """Further Ctrl-C presses while a stop is being carried out are ignored, not raised in
+    the middle of the clean-up (which once left the run hung)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class Stopped(BaseException):
+    """The run was stopped: abandon the match being played (its lease is given back)."""
+
+
 _worker: tuple[Database, Runtime, Event] | None = None
+_playing = False
 
 
 def _init_worker(url: str, runtime: Runtime, stop: Event, parent: int) -> None:
-    """Die with the parent (so a killed run leaves no orphans); let the parent handle Ctrl-C."""
+    """Die with the parent (so a killed run leaves no orphans); the parent's Ctrl-C reaches
+    a worker through ``stop``, raised as ``Stopped`` only in the middle of a match."""
     global _worker
     die_with(parent)()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGUSR1, _stop_match)
     _worker = (Database(url), runtime, stop)
+
+    def watch() -> None:
+        stop.wait()
+        os.kill(os.getpid(), signal.SIGUSR1)
+
+    threading.Thread(target=watch, name="stop-watch", daemon=True).start()
+
+
+def _stop_match(_signum: int, _frame: object) -> None:
+    if _playing:
+        raise Stopped
 
 
 def _work(match_id: int) -> str:
+    global _playing
     assert _worker is not None
     db, runtime, stop = _worker
     if stop.is_set():
         return "stopped"  # left pending, for the next run
-    return run_match(db, runtime, match_id, _worker_name())
+    try:
+        _playing = True
+        return run_match(db, runtime, match_id, worker_name())
+    except Stopped:
+        return "stopped"
+    finally:
+        _playing = False
 
 
-def _worker_name() -> str:
+def worker_name() -> str:
+    """Host and process: enough to find a worker that holds a lease."""
     return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _finish(db: Database, tournament_id: int, summary: RunSummary) -> RunSummary:
-    with db.session(read_only=True) as s:
-        summary.status = progress(s, tournament_id)
-    if summary.status.get("done"):
-        save_snapshot(db, tournament_id, standings(db, tournament_id))
-    if summary.status.get("done") and not any(
-        summary.status.get(k) for k in ("pending", "running", "failed")
-    ):
-        with db.session() as s:
-            set_tournament_status(s, tournament_id, "done")
-    return summary

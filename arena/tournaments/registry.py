@@ -11,8 +11,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.bots.house import HOUSE_BOTS
-from arena.bots.inprocess import InProcessPlayer
+from arena.bots.house.names import house_player, parse_house
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import MANIFEST, BotPackage, PackageError, load_package, parse_manifest
 from arena.bots.player import Player
@@ -25,17 +24,12 @@ from arena.store import (
     BlobStore,
     BotVersion,
     Database,
+    StoreError,
     add_bot_version,
+    cached_archive,
     pack_directory,
     set_bot_status,
 )
-
-# Scheduler filler names -> (stored bot name, house strategy).
-HOUSE_FILL = {
-    "house:heuristic": ("house-heuristic", "heuristic"),
-    "house:random": ("house-random", "random"),
-    "house:heuristic#2": ("house-heuristic-2", "heuristic"),
-}
 
 
 @dataclass(frozen=True)
@@ -58,16 +52,15 @@ class Runtime:
         return self.settings.data_dir.joinpath("logs", *map(str, parts))
 
 
-def house_version(db: Database, runtime: Runtime, fill_name: str) -> BotVersion:
-    """The stored version standing for a house bot (created on first use)."""
-    bot_name, kind = HOUSE_FILL.get(fill_name, (fill_name.replace(":", "-"), fill_name))
-    if kind not in HOUSE_BOTS:
-        raise PackageError(f"unknown house bot {fill_name!r} (house bots: {', '.join(HOUSE_BOTS)})")
-    manifest = {"name": bot_name, "version": "builtin", "house": kind}
+def house_version(db: Database, runtime: Runtime, name: str) -> BotVersion:
+    """The stored version standing for the house bot ``name`` (created on first use)."""
+    house = parse_house(name)
+    if house is None:
+        raise PackageError(f"{name!r} is not a house bot name (e.g. house:heuristic)")
+    manifest = {"name": house.stored_name, "version": "builtin", "house": house.kind}
+    archive = f"house bot {house.stored_name}\n".encode()
     with db.session() as s:
-        return add_bot_version(
-            s, runtime.blobs, f"house bot {bot_name}\n".encode(), manifest, "valid"
-        )
+        return add_bot_version(s, runtime.blobs, archive, manifest, "valid")
 
 
 def archive_of(path: Path) -> bytes:
@@ -93,20 +86,37 @@ def register_bot(
 ) -> BotVersion:
     """Store a bot and judge it by a short match against its copies (``validate=False``
     trusts it without one)."""
-    unsafe = validate and resolve_mode(runtime.policy) == "rlimits"  # no sandbox: refuse now
+    if validate:
+        resolve_mode(runtime.policy)  # no usable sandbox: refuse before storing anything
     archive = archive_of(path)
     package = unpack(runtime, archive)
     manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
     with db.session() as s:
         version = add_bot_version(s, runtime.blobs, archive, manifest)
+    if version.status == "pending" and validate:
+        return validate_stored(db, runtime, version.id)
     if version.status == "pending":
-        reason = validation_problem(runtime, package) if validate else None
-        status = "rejected" if reason else "valid"
-        if unsafe:
-            reason = f"{reason or 'valid'} (validated WITHOUT the sandbox: --unsafe-no-sandbox)"
         with db.session() as s:
-            version = set_bot_status(s, version.id, status, reason or "")
+            version = set_bot_status(s, version.id, "valid")
     return version
+
+
+def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersion:
+    """Judge a stored version that is still pending (on any machine: the archive comes from
+    the database); a version already judged is returned as it is."""
+    with db.session(read_only=True) as s:
+        version = s.get(BotVersion, version_id)
+        if version is None:
+            raise StoreError(f"no bot version with id {version_id}")
+        if version.status != "pending":
+            return version
+        archive = cached_archive(s, runtime.blobs, version.sha256)
+    reason = validation_problem(runtime, unpack(runtime, archive))
+    status = "rejected" if reason else "valid"
+    if resolve_mode(runtime.policy) == "rlimits":
+        reason = f"{reason or 'valid'} (validated WITHOUT the sandbox: --unsafe-no-sandbox)"
+    with db.session() as s:
+        return set_bot_status(s, version_id, status, reason or "")
 
 
 def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
@@ -136,15 +146,16 @@ def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
     return f"validation match: {fault.kind}: {fault.reason}"
 
 
-def player_for(runtime: Runtime, version: BotVersion, seed: int, log_dir: Path) -> Player:
-    """A Player running this stored version: in-process for house bots, sandboxed otherwise."""
+def player_for(
+    db: Database, runtime: Runtime, version: BotVersion, seed: int, log_dir: Path
+) -> Player:
+    """A Player running this stored version: in-process for house bots, sandboxed otherwise
+    (its archive comes from this machine's cache, filled from the database)."""
     kind = version.manifest.get("house")
     if kind is not None:
-        return InProcessPlayer(HOUSE_BOTS[kind](seed=seed), version.ref)
-    with tempfile.TemporaryDirectory() as tmp:
-        package = load_package(
-            runtime.blobs.export(version.sha256, Path(tmp) / "bot.zip"), runtime.unpack_dir
-        )
+        return house_player(kind, seed, version.ref)
+    with db.session(read_only=True) as s:
+        package = unpack(runtime, cached_archive(s, runtime.blobs, version.sha256))
     return ProcessPlayer(
         package, version.ref, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir
     )

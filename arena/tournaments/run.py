@@ -1,21 +1,35 @@
-"""Running one stored match: the job the embedded executor and the Celery workers share."""
+"""Running one stored match: the job the embedded executor and the Celery workers share.
+
+``run_match`` claims the match under a lease, keeps the lease alive while the referee plays,
+and records the result with the lease's token, so whichever backend runs it, a lost worker
+costs one re-run and a late or duplicated result is never counted.
+"""
 
 from __future__ import annotations
 
+import shutil
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from arena.game import Ruleset
-from arena.referee import Clock, MatchSpec, play_match
+from arena.referee import Clock, MatchResult, MatchSpec, play_match
 from arena.store import (
     BotVersion,
     Database,
+    Lease,
     claim_match,
     get_match,
     get_tournament,
-    mark_failed,
     record_result,
+    release_match,
+    renew_lease,
 )
 from arena.tournaments.registry import Runtime, player_for
+
+MAX_LOG_BYTES = 64 * 1024
 
 
 def match_spec(db: Database, match_id: int) -> tuple[MatchSpec, list[BotVersion]]:
@@ -39,25 +53,79 @@ def match_spec(db: Database, match_id: int) -> tuple[MatchSpec, list[BotVersion]
 
 
 def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str:
-    """Claim, play and record one match; returns done, skipped (claimed elsewhere) or failed.
-
-    Results are written in one transaction keyed by the match, so a retried job never
-    double-counts. A platform error (not a bot's: those are faults inside the result) marks
-    the match failed and leaves the rest of the tournament running.
+    """Claim, play and record one match. Returns ``done``; ``skipped`` (done, failed or
+    leased to another worker); ``retry`` or ``failed`` after a platform error (not a bot's:
+    those are faults inside the result), by whether attempts are left; ``late`` when the
+    lease was lost and another attempt took over.
     """
+    settings = runtime.settings
     with db.session() as s:
-        if not claim_match(s, match_id, worker):
-            return "skipped"
-    started = time.perf_counter()
+        lease = claim_match(s, match_id, worker, settings.lease_s, settings.max_attempts)
+    if lease is None:
+        return "skipped"
+    log_dir = runtime.log_dir(match_id, lease.token)
     try:
-        spec, versions = match_spec(db, match_id)
-        log_dir = runtime.log_dir(spec.match_id)
-        players = [player_for(runtime, v, spec.seed + i, log_dir) for i, v in enumerate(versions)]
-        result = play_match(spec, players)
+        with keep_lease(db, lease, settings.lease_s):
+            return _play_and_record(db, runtime, lease, log_dir)
     except Exception as exc:
         with db.session() as s:
-            mark_failed(s, match_id, f"{type(exc).__name__}: {exc}"[:2000])
-        return "failed"
+            status = release_match(s, lease, f"{type(exc).__name__}: {exc}", settings.max_attempts)
+        return {"pending": "retry", "failed": "failed"}.get(status or "", "late")
+    except BaseException:  # Ctrl-C or a stop request: give the match back at once
+        with db.session() as s:
+            release_match(s, lease, "interrupted", settings.max_attempts, interrupted=True)
+        raise
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
+
+
+def _play_and_record(db: Database, runtime: Runtime, lease: Lease, log_dir: Path) -> str:
+    started = time.perf_counter()
+    result, versions = play_stored_match(db, runtime, lease.match_id, log_dir)
+    logs = captured_logs(log_dir, versions)
     with db.session() as s:
-        record_result(s, match_id, result, time.perf_counter() - started)
-    return "done"
+        stored = record_result(s, lease, result, time.perf_counter() - started, logs)
+    return "done" if stored else "late"
+
+
+def play_stored_match(
+    db: Database, runtime: Runtime, match_id: int, log_dir: Path
+) -> tuple[MatchResult, list[BotVersion]]:
+    """Play a stored match with its bots (fetched from the database on first use)."""
+    spec, versions = match_spec(db, match_id)
+    players = [player_for(db, runtime, v, spec.seed + i, log_dir) for i, v in enumerate(versions)]
+    return play_match(spec, players), versions
+
+
+def captured_logs(log_dir: Path, versions: list[BotVersion]) -> dict[int, str]:
+    """The end of what each process bot wrote, by entrant (house bots write none)."""
+    logs = {}
+    for entrant, version in enumerate(versions):
+        files = sorted(log_dir.glob(f"{version.ref}*.log")) if log_dir.is_dir() else []
+        data = b"".join(path.read_bytes()[-MAX_LOG_BYTES:] for path in files)
+        if files:
+            logs[entrant] = data[-MAX_LOG_BYTES:].decode(errors="replace")
+    return logs
+
+
+@contextmanager
+def keep_lease(db: Database, lease: Lease, lease_s: float) -> Iterator[None]:
+    """Renew the lease every third of its length while the block runs."""
+    done = threading.Event()
+
+    def renew() -> None:
+        while not done.wait(lease_s / 3):
+            try:
+                with db.session() as s:
+                    if not renew_lease(s, lease, lease_s):
+                        return  # taken over: the result will be discarded as late
+            except Exception:  # the database is away for a moment: try again next time
+                continue
+
+    thread = threading.Thread(target=renew, name=f"lease-{lease.match_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()

@@ -8,7 +8,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.ratings import BotGameLine, BotStats, Rating, bot_stats, fit
-from arena.store import BotVersion, Database, GameRows, game_rows, save_rating_snapshot
+from arena.store import (
+    BotVersion,
+    Database,
+    GameRows,
+    game_rows,
+    latest_rating_snapshot,
+    progress,
+    save_rating_snapshot,
+    set_tournament_status,
+)
+from arena.store.results import finite_json as _finite
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,22 @@ def rank(s: Session, rows: GameRows) -> list[Standing]:
     return sorted(table, key=lambda row: (-row.rating.elo, row.ref))
 
 
+def finish_tournament(db: Database, tournament_id: int) -> dict[str, int]:
+    """Snapshot the ratings and mark the tournament done once every match is; returns the
+    count of matches in each status. Idempotent: both backends call it whenever a run or a
+    match ends, and a second call with nothing new changes nothing."""
+    with db.session(read_only=True) as s:
+        status = progress(s, tournament_id)
+    if status["done"]:
+        save_snapshot(db, tournament_id, standings(db, tournament_id))
+    if status["done"] and not any(status[k] for k in ("pending", "running", "failed")):
+        with db.session() as s:
+            set_tournament_status(s, tournament_id, "done")
+    return status
+
+
 def save_snapshot(db: Database, tournament_id: int, table: list[Standing]) -> None:
+    """Keep the ratings table unless the latest snapshot already holds the same one."""
     payload = {
         "standings": [
             {
@@ -60,7 +85,9 @@ def save_snapshot(db: Database, tournament_id: int, table: list[Standing]) -> No
         ]
     }
     with db.session() as s:
-        save_rating_snapshot(s, tournament_id, payload)
+        latest = latest_rating_snapshot(s, tournament_id)
+        if latest is None or latest.payload != _finite(payload):
+            save_rating_snapshot(s, tournament_id, payload)
 
 
 def _bots(rows: GameRows) -> set[int]:

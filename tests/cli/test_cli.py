@@ -182,7 +182,7 @@ def test_tournament_create_refuses_an_unknown_bot(arena):
         "no bot named 'nope'",
     )
     unknown_house = arena("tournament", "create", "--bots", "house:nope")
-    one_line_error(unknown_house, "no bot named 'house:nope'")
+    one_line_error(unknown_house, "unknown house bot 'house:nope' (house bots: house:random")
     one_line_error(arena("standings", "7"), "no tournament with id 7")
     one_line_error(arena("tournament", "run", "7"), "no tournament with id 7")
 
@@ -209,6 +209,9 @@ def test_tournament_run_and_standings_print_every_bot(arena, sandbox):
             assert re.match(r"\s*[1-4]\s+\S+\s+-?\d+\s+\S+…\S+\s+8\s", row), row
     again = ok(arena("tournament", "run", "1"))  # finished: nothing left to play
     assert "tournament 1: 4 done" in again and "Standings of tournament 1" in again
+    logs = ok(arena("replay", "logs", "1"))  # kept in the database, readable anywhere
+    assert logs.startswith("== random@1.0.0 ==\n")
+    one_line_error(arena("replay", "logs", "99"), "no match with id 99")
 
 
 # --------------------------------------------------------------------------- arena db
@@ -223,9 +226,42 @@ def test_db_upgrade_on_a_fresh_sqlite_file(tmp_path, monkeypatch):
     assert ok(CliRunner().invoke(main, ["db", "upgrade"]))  # again: nothing to do
 
 
-def test_db_upgrade_refuses_a_bad_url_in_one_line(monkeypatch):
-    monkeypatch.setenv("ARENA_DATABASE_URL", "not a url")
-    one_line_error(CliRunner().invoke(main, ["db", "upgrade"]), "database URL 'not a url'")
+@pytest.mark.parametrize(
+    ("url", "fragments"),
+    [
+        ("not a url", ["database URL 'not a url'"]),
+        ("mysql://u@host/db", ["scheme 'mysql' is not supported"]),
+        (
+            "postgresql://postgres@127.0.0.1:5432/arena_no_such_db",
+            ['"arena_no_such_db" does not exist', "createdb arena_no_such_db"],
+        ),
+        ("postgresql://postgres@127.0.0.1:1/x", ["Connection refused", "server is running"]),
+    ],
+)
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["tournament", "list"]])
+def test_a_bad_database_url_is_one_line(monkeypatch, url, fragments, command):
+    monkeypatch.setenv("ARENA_DATABASE_URL", url)
+    one_line_error(CliRunner().invoke(main, command), *fragments)
+
+
+def test_tournament_list_and_retry_failed(arena, home, sandbox):
+    assert "no tournaments yet" in ok(arena("tournament", "list"))
+    ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
+    for seed in ("1", "2"):
+        ok(arena("tournament", "create", "--bots", "random,house:heuristic", "--deals", "1",
+                 "--games-per-match", "1", "--seed", seed))  # fmt: skip
+    db = Database(f"sqlite:///{home / 'arena.db'}")
+    with db.session() as s:
+        s.execute(text("UPDATE matches SET status = 'failed', reason = 'x' WHERE id = 1"))
+    db.dispose()
+    assert "3 done, 1 failed" in ok(arena("tournament", "run", "1", "--workers", "1"))
+    rows = {line.split()[0]: line for line in ok(arena("tournament", "list")).splitlines()}
+    assert re.match(r"2\s+2 bots, pagat, seed 2\s+draft\s+0/4\s+20\d\d-", rows["2"]), rows
+    assert re.match(r"1\s+.*\s+running\s+3/4, 1 failed\s", rows["1"]), rows
+    put_back = ok(arena("tournament", "retry-failed", "1"))
+    assert put_back.strip() == "tournament 1: 1 failed matches put back to play"
+    assert "tournament 1: 4 done" in ok(arena("tournament", "run", "1", "--workers", "1"))
+    one_line_error(arena("tournament", "retry-failed", "9"), "no tournament with id 9")
 
 
 @pytest.fixture
@@ -349,7 +385,7 @@ def test_replay_check_refuses_what_is_not_a_record(arena, tmp_path):
     path.write_text("not json {")
     one_line_error(arena("replay", "check", path), f"{path}: not a JSON record")
     path.write_text(json.dumps({"format": "something else"}))
-    one_line_error(arena("replay", "check", path), "not a callbreak-game v1 record")
+    one_line_error(arena("replay", "check", path), "not a callbreak-game v1/v2 record")
 
 
 # --------------------------------------------------------------------------- arena demo
@@ -424,3 +460,17 @@ def test_the_unsafe_flag_runs_and_marks_the_result(arena, no_bwrap, tmp_path):
     out = ok(arena("play", *bots, *options, "--unsafe-no-sandbox"))
     assert "UNSANDBOXED" in out
     assert json.loads(replay.read_text())["sandbox"] == ["rlimits"] + ["in-process"] * 3
+
+
+@pytest.mark.parametrize(
+    ("broker", "fragment"),
+    [
+        ("redis://127.0.0.1:1/0", "cannot reach the broker at redis://"),
+        ("nosuchtransport://x", "ARENA_BROKER_URL is not a usable broker URL"),
+    ],
+)
+def test_celery_backend_refuses_a_bad_broker_in_one_line(arena, monkeypatch, broker, fragment):
+    ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
+    ok(arena("tournament", "create", "--bots", "random,house:heuristic", "--seed", "1"))
+    monkeypatch.setattr("workers.app.app.conf.broker_url", broker)
+    one_line_error(arena("tournament", "run", "1", "--backend", "celery"), fragment)

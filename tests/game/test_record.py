@@ -58,7 +58,7 @@ def rejected(record: dict, *parts: str) -> str:
 def test_a_record_holds_rules_seed_hands_calls_tricks_and_points(rules: Ruleset) -> None:
     game = play_game(Game(rules, seed=7, first_dealer=1), random.Random(7))
     rec = game_record(game, players=["a", "b", "c", "d"])
-    assert rec["format"] == "callbreak-game" and rec["version"] == 1
+    assert rec["format"] == "callbreak-game" and rec["version"] == 2
     assert rec["rules"] == rules.to_dict() and rec["seed"] == 7 and rec["first_dealer"] == 1
     assert rec["players"] == ["a", "b", "c", "d"]
     assert len(rec["deals"]) == rules.deals_per_game

@@ -29,6 +29,7 @@ from arena.game import (
     score_tenths,
     trick_winner,
 )
+from arena.game.deal import sha256_deck
 from tests.game.helpers import (
     PRESET_IDS,
     PRESETS,
@@ -119,11 +120,10 @@ def test_the_dealer_deals_all_cards_one_at_a_time_so_each_player_has_13(
     rules: Ruleset, dealer: int
 ) -> None:
     """'The dealer deals all cards one at a time, so each player has 13.' The shuffled deck
-    (``random.Random(seed)``, pinned so that records replay) goes out one card at a time,
+    (the specified ``sha256`` shuffle, pinned so that records replay) goes out one at a time,
     starting with the dealer's right and going counter-clockwise."""
     seed = 1234
-    deck = list(range(52))
-    random.Random(seed).shuffle(deck)
+    deck = sha256_deck(seed)
     deal = Deal(rules, seed=seed, dealer=dealer)
     assert [h.bit_count() for h in deal.hands] == [13] * 4
     for i, card in enumerate(deck):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.factory import house_player
+from arena.bots.house.names import house_player
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import load_package
 from arena.bots.player import Player
@@ -232,7 +232,7 @@ def run_match(tmp_path: Path, sandbox_policy: SandboxPolicy) -> Iterator[Callabl
         hostile = ProcessPlayer(
             package, "hostile", limits=limits, policy=sandbox_policy, log_dir=tmp_path / "logs"
         )
-        players[:] = [hostile, *(house_player("random", seed=s) for s in (1, 2, 3))]
+        players[:] = [hostile, *(house_player("random", s, "house:random") for s in (1, 2, 3))]
         spec = MatchSpec(
             f"match-{package.name}",
             rules=RULES,

@@ -49,7 +49,7 @@ def sandbox_policy() -> SandboxPolicy:
 def store_runtime(tmp_path: Path, db: Database) -> Runtime:
     """Bots of this test live in tmp_path/data; for tests that start no bot process."""
     url = db.url.render_as_string(hide_password=False)
-    return Runtime(Settings(url, tmp_path / "data", ""), policy=POLICY)
+    return Runtime(Settings(url, tmp_path / "data"), policy=POLICY)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from arena.bots.inprocess import InProcessPlayer
 from arena.bots.package import MAX_UNPACKED_BYTES, PackageError
 from arena.bots.process_player import ProcessPlayer
-from arena.store import Bot, BotVersion, Database, StoreError, find_bot_version
+from arena.store import Bot, BotArchive, BotVersion, Database, StoreError, find_bot_version
 from arena.tournaments import registry
 from arena.tournaments.registry import Runtime, house_version, player_for, register_bot
 from tests.services.conftest import (
@@ -297,7 +297,7 @@ def test_a_link_to_a_file_inside_the_bot_is_packed_as_that_file(db, runtime, tmp
             assert stat.S_ISREG(mode) and not stat.S_ISLNK(mode)
             assert zf.read(name) == (root / source).read_bytes()
 
-    player = player_for(runtime, version, seed=1, log_dir=tmp_path / "logs")
+    player = player_for(db, runtime, version, seed=1, log_dir=tmp_path / "logs")
     assert isinstance(player, ProcessPlayer)
     unpacked = player.package.root
     assert unpacked.is_relative_to(runtime.unpack_dir)
@@ -330,16 +330,22 @@ def test_house_versions_are_created_once_per_house_bot(db, runtime):
 
 
 def test_players_for_versions(db, runtime, tmp_path):
-    house = player_for(runtime, house_version(db, runtime, "house:random"), 5, tmp_path)
+    house = player_for(db, runtime, house_version(db, runtime, "house:random"), 5, tmp_path)
     assert isinstance(house, InProcessPlayer)
     assert house.name == "house-random@builtin"
 
     version = register_bot(db, runtime, SAMPLE_BOTS / "heuristic", validate=False)
-    player = player_for(runtime, version, 5, tmp_path / "logs")
+    player = player_for(db, runtime, version, 5, tmp_path / "logs")
     assert isinstance(player, ProcessPlayer)
     assert (player.name, player.package.sha256) == ("heuristic@1.0.0", version.sha256)
 
-    # A blob changed on disk is caught before it is unpacked or run.
+    # A cached archive changed on disk is fetched again from the database, never run.
     runtime.blobs.path(version.sha256).write_bytes(b"tampered")
+    assert player_for(db, runtime, version, 5, tmp_path / "logs").package.sha256 == version.sha256
+    assert runtime.blobs.get(version.sha256) != b"tampered"
+    # An archive changed in the database is caught before it is unpacked or run.
+    with db.session() as s:
+        s.get(BotArchive, version.sha256).data = b"tampered"
+    runtime.blobs.discard(version.sha256)
     with pytest.raises(StoreError, match="corrupt"):
-        player_for(runtime, version, 5, tmp_path / "logs")
+        player_for(db, runtime, version, 5, tmp_path / "logs")

@@ -12,7 +12,17 @@ from sqlalchemy import CheckConstraint, inspect, select, text
 from sqlalchemy.engine import URL
 
 from arena.config import Settings
-from arena.store import Base, Database, StoreError, User, engine_for, normalise_url, upgrade
+from arena.store import (
+    Base,
+    BlobStore,
+    Database,
+    StoreError,
+    User,
+    engine_for,
+    get_archive,
+    normalise_url,
+    upgrade,
+)
 from arena.store.migrate import current_revision, downgrade, is_up_to_date
 
 
@@ -126,3 +136,32 @@ def test_upgrade_works_from_any_working_directory(
     monkeypatch.chdir(tmp_path)  # no alembic.ini here: the config is built in code
     upgrade("sqlite:///relative.db")
     assert is_up_to_date(f"sqlite:///{tmp_path / 'relative.db'}")
+
+
+def test_upgrade_to_0002_copies_archives_from_the_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Archives an earlier version kept only on disk end up in the database."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    upgrade(url, "0001")
+    old_blobs = BlobStore(tmp_path / "data" / "blobs")
+    digest = old_blobs.put(b"old archive")
+    engine = engine_for(url)
+    with engine.begin() as conn:
+        conn.execute(
+            text("INSERT INTO bots (id, name, created_at) VALUES (1, 'old', '2026-01-01')")
+        )
+        conn.execute(
+            text(
+                "INSERT INTO bot_versions (bot_id, version, sha256, manifest, status, reason,"
+                " created_at) VALUES (1, '1', :d, '{}', 'valid', '', '2026-01-01')"
+            ),
+            {"d": digest},
+        )
+    engine.dispose()
+    monkeypatch.setenv("ARENA_DATA_DIR", str(tmp_path / "data"))
+    upgrade(url)
+    db = Database(url)
+    with db.session(read_only=True) as s:
+        assert get_archive(s, digest) == b"old archive"
+    db.dispose()

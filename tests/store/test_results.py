@@ -17,9 +17,11 @@ from arena.store import (
     BlobStore,
     Database,
     GameScore,
+    Lease,
     MatchFault,
     Replay,
     StoreError,
+    bot_logs,
     claim_match,
     game_rows,
     get_match,
@@ -32,6 +34,7 @@ from arena.store import (
     save_rating_snapshot,
     unsandboxed_count,
 )
+from arena.store.results import MAX_LOG
 from tests.store.conftest import add_versions, make_result, make_tournament
 
 
@@ -51,13 +54,20 @@ def _one_match(db: Database, blobs: BlobStore) -> tuple[int, list[int]]:
         return match.id, match.seats
 
 
+def _claim(db: Database, match_id: int, worker: str = "w1") -> Lease:
+    with db.session() as s:
+        lease = claim_match(s, match_id, worker)
+    assert lease is not None
+    return lease
+
+
 def test_record_writes_games_faults_replay_and_finishes(db: Database, blobs: BlobStore) -> None:
     match_id, seats = _one_match(db, blobs)
     faults = [Fault(2, "timeout", "took 1.3 s", game=1, deal=3, decision=17)]
     result = make_result(faults=faults, record_size=1000)
+    lease = _claim(db, match_id)
     with db.session() as s:
-        claim_match(s, match_id, "w1")
-        assert record_result(s, match_id, result, wall_seconds=12.5)
+        assert record_result(s, lease, result, wall_seconds=12.5)
     with db.session() as s:
         match = get_match(s, match_id)
         assert (match.status, match.wall_seconds) == ("done", 12.5)
@@ -96,7 +106,8 @@ def test_a_match_played_without_the_sandbox_is_marked(
     with db.session() as s:
         tournament_id = get_match(s, match_id).tournament_id
         assert unsandboxed_count(s, tournament_id) == 0
-        assert record_result(s, match_id, result, wall_seconds=1.0)
+        lease = claim_match(s, match_id, "w1")
+        assert record_result(s, lease, result, wall_seconds=1.0)
     with db.session() as s:
         assert get_match(s, match_id).unsandboxed is bool(unsafe)
         assert unsandboxed_count(s, tournament_id) == unsafe
@@ -104,12 +115,13 @@ def test_a_match_played_without_the_sandbox_is_marked(
 
 def test_a_second_record_writes_nothing(db: Database, blobs: BlobStore) -> None:
     match_id, _ = _one_match(db, blobs)
+    lease = _claim(db, match_id)
     with db.session() as s:
-        assert record_result(s, match_id, make_result(), 1.0)
+        assert record_result(s, lease, make_result(), 1.0)
     with db.session() as s:
-        assert not record_result(s, match_id, make_result(points=(1, 2, 3, 4)), 2.0)
+        assert not record_result(s, lease, make_result(points=(1, 2, 3, 4)), 2.0)
         assert not mark_failed(s, match_id, "late failure report")
-        assert not claim_match(s, match_id, "w2")
+        assert claim_match(s, match_id, "w2") is None
     assert _counts(db) == (16, 0, 1)
     with db.session() as s:
         match = get_match(s, match_id)
@@ -121,19 +133,20 @@ def test_a_concurrent_second_writer_waits_then_writes_nothing(
 ) -> None:
     """The first writer holds its transaction open; the second must block, then back off."""
     match_id, _ = _one_match(db, blobs)
+    lease = _claim(db, match_id)
     first_wrote, outcome = threading.Event(), {}
 
     def second() -> None:
         first_wrote.wait()
         started = time.perf_counter()
         with db.session() as s:
-            outcome["second"] = record_result(s, match_id, make_result(), 1.0)
+            outcome["second"] = record_result(s, lease, make_result(), 1.0)
         outcome["waited"] = time.perf_counter() - started
 
     thread = threading.Thread(target=second)
     thread.start()
     with db.session() as s:
-        outcome["first"] = record_result(s, match_id, make_result(), 1.0)
+        outcome["first"] = record_result(s, lease, make_result(), 1.0)
         first_wrote.set()
         time.sleep(0.3)  # the second writer is now blocked on our lock
     thread.join()
@@ -144,12 +157,13 @@ def test_a_concurrent_second_writer_waits_then_writes_nothing(
 
 def test_racing_writers_count_once(db: Database, blobs: BlobStore) -> None:
     match_id, _ = _one_match(db, blobs)
+    lease = _claim(db, match_id)
     barrier, wrote = threading.Barrier(4), []
 
     def writer() -> None:
         barrier.wait()
         with db.session() as s:
-            wrote.append(record_result(s, match_id, make_result(), 1.0))
+            wrote.append(record_result(s, lease, make_result(), 1.0))
 
     threads = [threading.Thread(target=writer) for _ in range(4)]
     for t in threads:
@@ -160,12 +174,12 @@ def test_racing_writers_count_once(db: Database, blobs: BlobStore) -> None:
     assert _counts(db) == (16, 0, 1)
 
 
-def _process_writer(url: str, match_ids: list[int], out: multiprocessing.Queue) -> None:
+def _process_writer(url: str, leases: list[Lease], out: multiprocessing.Queue) -> None:
     db = Database(url)
     wrote = 0
-    for match_id in match_ids:
+    for lease in leases:
         with db.session() as s:
-            wrote += record_result(s, match_id, make_result(record_size=20_000), 1.0)
+            wrote += record_result(s, lease, make_result(record_size=20_000), 1.0)
     db.dispose()
     out.put(wrote)
 
@@ -178,6 +192,7 @@ def test_writer_processes_record_each_match_once(db_url: URL, blobs: BlobStore) 
     tournament = make_tournament(db, versions, tables)
     with db.session() as s:
         ids = [m.id for m in pending_matches(s, tournament.id)]
+    ids = [_claim(db, i) for i in ids]
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
     url = db_url.render_as_string(hide_password=False)
@@ -198,14 +213,13 @@ def test_writer_processes_record_each_match_once(db_url: URL, blobs: BlobStore) 
 def test_a_failure_midway_leaves_nothing_half_written(db: Database, blobs: BlobStore) -> None:
     match_id, _ = _one_match(db, blobs)
     broken = make_result(faults=[Fault(1, "timeout", "ok"), Fault(1, None, "no kind")])  # type: ignore[arg-type]
-    with db.session() as s:
-        claim_match(s, match_id, "w1")
+    lease = _claim(db, match_id)
     with pytest.raises(IntegrityError), db.session() as s:
-        record_result(s, match_id, broken, 1.0)  # game rows go in, then a fault row fails
+        record_result(s, lease, broken, 1.0)  # game rows go in, then a fault row fails
     assert _counts(db) == (0, 0, 0)
     with db.session() as s:
         assert get_match(s, match_id).status == "running"
-        assert record_result(s, match_id, make_result(), 1.0)  # the retry succeeds
+        assert record_result(s, lease, make_result(), 1.0)  # the retry succeeds
     assert _counts(db) == (16, 0, 1)
 
 
@@ -219,12 +233,13 @@ def test_a_failure_midway_leaves_nothing_half_written(db: Database, blobs: BlobS
 )
 def test_malformed_results_are_refused(db: Database, blobs: BlobStore, mutate, message) -> None:
     match_id, _ = _one_match(db, blobs)
+    lease = _claim(db, match_id)
     result = make_result()
     mutate(result)
     with pytest.raises(StoreError, match=message), db.session() as s:
-        record_result(s, match_id, result, 1.0)
+        record_result(s, lease, result, 1.0)
     with pytest.raises(StoreError, match="finite duration"), db.session() as s:
-        record_result(s, match_id, make_result(), math.nan)
+        record_result(s, lease, make_result(), math.nan)
     assert _counts(db) == (0, 0, 0)
 
 
@@ -232,7 +247,7 @@ def test_unknown_matches_and_missing_replays(db: Database, blobs: BlobStore) -> 
     match_id, _ = _one_match(db, blobs)
     with db.session() as s:
         with pytest.raises(StoreError, match="no match with id 999"):
-            record_result(s, 999, make_result(), 1.0)
+            record_result(s, Lease(999, "x" * 32, "w", 1), make_result(), 1.0)
         with pytest.raises(StoreError, match="has no replay yet"):
             load_replay(s, match_id)
         with pytest.raises(StoreError, match="no match with id 999"):
@@ -247,12 +262,14 @@ def test_game_rows_feed_the_ratings(db: Database, blobs: BlobStore) -> None:
         first, second, _unplayed = [m.id for m in pending_matches(s, tournament.id)]
     faults = [
         Fault(0, "start_failed", "no handshake"),
+        Fault(0, "forfeit", "no handshake"),  # the consequence, not one more fault
         Fault(0, "illegal", "bad card", game=0, deal=1, decision=3),
         Fault(1, "timeout", "slow", game=1, deal=0, decision=9),
     ]
+    leases = {m: _claim(db, m) for m in (first, second)}
     with db.session() as s:  # recorded out of order: rows still come back by match id
-        record_result(s, second, make_result(games=2, faults=faults), 1.0)
-        record_result(s, first, make_result(games=2), 1.0)
+        record_result(s, leases[second], make_result(games=2, faults=faults), 1.0)
+        record_result(s, leases[first], make_result(games=2), 1.0)
     with db.session(read_only=True) as s:
         rows = game_rows(s, tournament.id)
     ids = [v.id for v in versions]
@@ -292,8 +309,33 @@ def test_record_without_update_returning(
     """Old SQLite (< 3.35) has no UPDATE ... RETURNING: the two-statement path is the same."""
     monkeypatch.setattr(db.engine.dialect, "update_returning", False)
     match_id, _ = _one_match(db, blobs)
+    lease = _claim(db, match_id)
     with db.session() as s:
-        assert record_result(s, match_id, make_result(), 1.0)
+        assert record_result(s, lease, make_result(), 1.0)
     with db.session() as s:
-        assert not record_result(s, match_id, make_result(), 1.0)
+        assert not record_result(s, lease, make_result(), 1.0)
     assert _counts(db) == (16, 0, 1)
+
+
+def test_a_late_result_from_an_expired_attempt_is_discarded_and_counted(
+    db: Database, blobs: BlobStore
+) -> None:
+    match_id, _ = _one_match(db, blobs)
+    with db.session() as s:
+        old = claim_match(s, match_id, "w1", lease_s=0.05)
+    time.sleep(0.1)  # w1 went silent: its lease ran out
+    new = _claim(db, match_id, "w2")
+    assert (new.attempt, old.attempt) == (2, 1)
+    with db.session() as s:
+        assert not record_result(s, old, make_result(points=(9, 9, 9, 9)), 1.0)
+    with db.session() as s:
+        assert get_match(s, match_id).late_results == 1
+        assert record_result(s, new, make_result(), 2.0, logs={0: "hello\n", 2: "x" * 100_000})
+    with db.session() as s:
+        match = get_match(s, match_id)
+        assert (match.status, match.worker, match.wall_seconds) == ("done", "w2", 2.0)
+        assert not record_result(s, old, make_result(), 1.0)
+        logs = bot_logs(s, match_id)
+    assert _counts(db) == (16, 0, 1)
+    seats = match.seats
+    assert logs == {seats[0]: "hello\n", seats[2]: "x" * MAX_LOG}

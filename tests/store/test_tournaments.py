@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from sqlalchemy import func, select
@@ -14,6 +15,7 @@ from arena.store import (
     StoreError,
     Tournament,
     claim_match,
+    claimable_matches,
     create_tournament,
     get_match,
     get_tournament,
@@ -21,7 +23,8 @@ from arena.store import (
     mark_failed,
     pending_matches,
     progress,
-    reset_running,
+    release_match,
+    renew_lease,
     retry_failed,
     set_tournament_status,
 )
@@ -125,14 +128,17 @@ def _three_tables(db: Database, blobs: BlobStore) -> list[int]:
 def test_claim_moves_pending_to_running_once(db: Database, blobs: BlobStore) -> None:
     first, second, _ = _three_tables(db, blobs)
     with db.session() as s:
-        assert claim_match(s, first, "w1")
-        assert not claim_match(s, first, "w2")
+        lease = claim_match(s, first, "w1")
+        assert lease is not None and (lease.worker, lease.attempt) == ("w1", 1)
+        assert claim_match(s, first, "w2") is None
     with db.session() as s:
         match = get_match(s, first)
         assert (match.status, match.worker, match.attempts) == ("running", "w1", 1)
+        assert match.attempt_token == lease.token and match.lease_expires_at is not None
         assert match.started_at is not None
         tid = match.tournament_id
         assert [m.id for m in pending_matches(s, tid)] == [second, _]
+        assert claimable_matches(s, tid) == [second, _]
         assert progress(s, tid) == {"pending": 2, "running": 1, "done": 0, "failed": 0}
 
 
@@ -143,7 +149,7 @@ def test_concurrent_claims_have_one_winner(db: Database, blobs: BlobStore) -> No
     def worker(name: str) -> None:
         barrier.wait()
         with db.session() as s:
-            wins.append(claim_match(s, match_id, name))
+            wins.append(claim_match(s, match_id, name) is not None)
 
     threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(6)]
     for t in threads:
@@ -155,19 +161,61 @@ def test_concurrent_claims_have_one_winner(db: Database, blobs: BlobStore) -> No
         assert get_match(s, match_id).attempts == 1
 
 
-def test_reset_running_resumes_after_a_crash(db: Database, blobs: BlobStore) -> None:
-    first, second, third = _three_tables(db, blobs)
+def test_an_expired_lease_is_claimed_again_and_renewal_keeps_it(
+    db: Database, blobs: BlobStore
+) -> None:
+    first, second, _ = _three_tables(db, blobs)
     with db.session() as s:
-        claim_match(s, first, "w1")
-        claim_match(s, second, "w1")
+        lost = claim_match(s, first, "w1", lease_s=0.05)
+        kept = claim_match(s, second, "w1", lease_s=0.05)
         tid = get_match(s, first).tournament_id
     with db.session() as s:
-        assert reset_running(s, tid) == 2
+        assert renew_lease(s, kept, lease_s=30)
+    time.sleep(0.1)
     with db.session() as s:
-        assert [m.id for m in pending_matches(s, tid)] == [first, second, third]
-        assert claim_match(s, first, "w2")
+        assert claimable_matches(s, tid) == [first, _]
+        assert claim_match(s, second, "w2") is None  # renewed: still w1's
+        taken = claim_match(s, first, "w2")
+    assert taken is not None and taken.attempt == 2
     with db.session() as s:
-        assert get_match(s, first).attempts == 2
+        assert not renew_lease(s, lost)  # the old attempt is over
+        assert release_match(s, lost, "late error") is None
+
+
+def test_attempts_are_capped_and_the_reason_kept(db: Database, blobs: BlobStore) -> None:
+    first, second, _ = _three_tables(db, blobs)
+    for attempt in range(1, 3):  # two workers lost in the middle of the first match
+        with db.session() as s:
+            assert claim_match(s, first, f"w{attempt}", lease_s=0.01, max_attempts=2)
+        time.sleep(0.05)
+    with db.session() as s:
+        assert claim_match(s, first, "w3", max_attempts=2) is None
+        lease = claim_match(s, second, "w1", max_attempts=2)
+    with db.session() as s:
+        assert release_match(s, lease, "RuntimeError: boom", max_attempts=2) == "pending"
+        lease = claim_match(s, second, "w1", max_attempts=2)
+        assert release_match(s, lease, "RuntimeError: boom again", max_attempts=2) == "failed"
+    with db.session() as s:
+        lost, failed = get_match(s, first), get_match(s, second)
+        assert (lost.status, lost.reason) == (
+            "failed",
+            "gave up after 2 attempts; the last one (w2) stopped reporting",
+        )
+        assert (failed.status, failed.reason) == ("failed", "RuntimeError: boom again")
+        assert retry_failed(s, lost.tournament_id) == 2
+    with db.session() as s:
+        assert claim_match(s, first, "w4", max_attempts=2).attempt == 1
+
+
+def test_an_interrupted_attempt_is_given_back_uncounted(db: Database, blobs: BlobStore) -> None:
+    first, *_ = _three_tables(db, blobs)
+    with db.session() as s:
+        lease = claim_match(s, first, "w1")
+    with db.session() as s:
+        assert release_match(s, lease, "interrupted", interrupted=True) == "pending"
+    with db.session() as s:
+        match = get_match(s, first)
+        assert (match.status, match.attempts, match.reason) == ("pending", 0, None)
 
 
 def test_mark_failed_keeps_the_reason_and_retry_puts_it_back(

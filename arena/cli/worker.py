@@ -1,0 +1,50 @@
+"""``arena worker``: a Celery worker for tournaments on Redis and Postgres."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import click
+
+from arena.bots.sandbox import resolve_mode
+from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.tournaments.dispatch import DEFAULT_QUEUE
+
+
+@click.command()
+@click.option(
+    "--concurrency", type=click.IntRange(1), default=1, show_default=True, help="Matches at once."
+)
+@click.option(
+    "--queues",
+    default=DEFAULT_QUEUE,
+    show_default=True,
+    help="Queues to take matches from, comma-separated (e.g. arena,arena.node where node is).",
+)
+@click.option("--loglevel", default="INFO", show_default=True)
+@unsafe_no_sandbox
+def worker(concurrency: int, queues: str, loglevel: str) -> None:
+    """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
+    ARENA_DATABASE_URL) until stopped."""
+    with user_errors():
+        runtime_and_db()  # refuse a bad or stale database before taking any job
+        resolve_mode()  # and a machine that cannot sandbox bots
+        from workers.app import app  # Celery is loaded only for this command
+        from workers.follow import broker_problem
+
+        if problem := broker_problem(connect=False):
+            raise click.ClickException(problem)
+
+    name = f"arena-{os.getpid()}@{socket.gethostname()}"
+    app.worker_main(
+        [
+            "worker",
+            f"--concurrency={concurrency}",
+            f"--queues={queues}",
+            f"--loglevel={loglevel}",
+            f"--hostname={name}",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+    )

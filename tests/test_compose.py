@@ -1,0 +1,63 @@
+"""docker-compose.yml, checked without a Docker engine: every service is there with a health
+check, every build context and command exists in the project, the sandbox's privileges are
+the documented minimum."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+SERVICES = COMPOSE["services"]
+
+
+def test_the_stack_has_its_services_each_with_a_health_check_or_a_one_shot_job() -> None:
+    assert set(SERVICES) == {"postgres", "redis", "migrate", "worker", "dashboard"}
+    for name, service in SERVICES.items():
+        assert "healthcheck" in service or service.get("restart") == "no", name
+
+
+def test_build_contexts_exist_and_hold_a_dockerfile() -> None:
+    for name, service in SERVICES.items():
+        if "build" in service:
+            context = ROOT / service["build"]
+            assert (context / "Dockerfile").is_file(), name
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "bubblewrap" in dockerfile and "pip install" in dockerfile
+
+
+def _check_command(command: list[str]) -> None:
+    program, *args = command
+    if program == "arena":  # the project's CLI: the subcommand must exist
+        words = [a for a in args[:2] if not a.startswith("-")]
+        result = CliRunner().invoke(main, [*words, "--help"])
+        assert result.exit_code == 0, (command, result.output)
+    elif program == "python" and args[0] == "-c":
+        compile(args[1], "healthcheck", "exec")
+    elif program == "python":
+        assert args[0] == "-m" and importlib.util.find_spec(args[1]) is not None, command
+    else:  # an image's own tool (postgres, redis) or one our Dockerfile installs
+        assert program in {"redis-server", "pg_isready", "redis-cli", "pgrep"}, command
+
+
+def test_every_command_exists() -> None:
+    for service in SERVICES.values():
+        if "command" in service:
+            _check_command(service["command"])
+        test = service.get("healthcheck", {}).get("test", [])
+        if test and test[0] == "CMD":
+            _check_command(test[1:])
+
+
+def test_migrations_run_before_workers_and_workers_keep_minimal_privileges() -> None:
+    worker = SERVICES["worker"]
+    assert worker["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert worker["cap_add"] == ["SYS_ADMIN"] and "privileged" not in worker
+    assert worker["environment"]["ARENA_DATABASE_URL"].startswith("postgresql://")
+    assert "--queues" in worker["command"]

@@ -1,0 +1,52 @@
+"""The Celery app: broker from ``ARENA_BROKER_URL``, settings for jobs that must survive
+lost workers.
+
+- Late acks, prefetch 1, and a job re-queued when its worker process is lost: a job is
+  removed from the queue only once its match is recorded.
+- The visibility timeout (``ARENA_VISIBILITY_TIMEOUT``, default 2 h) must exceed the
+  longest match, or Redis hands a running job to a second worker (harmless: the match is
+  leased, the second job only waits for the lease — but wasteful).
+- No result backend: results go to the database; tasks report nothing back.
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+
+from arena.config import Settings
+from arena.tournaments.dispatch import DEFAULT_QUEUE
+
+DEFAULT_VISIBILITY_S = 2 * 3600
+
+
+def make_app(settings: Settings | None = None) -> Celery:
+    settings = settings or Settings.from_env()
+    app = Celery("arena", broker=settings.broker_url, include=["workers.tasks"])
+    app.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_ignore_result=True,
+        task_default_queue=DEFAULT_QUEUE,
+        task_serializer="json",
+        accept_content=["json"],
+        broker_transport_options={"visibility_timeout": _visibility_s()},
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,  # a worker waits out a broker restart
+        task_publish_retry_policy={"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5},
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+    )
+    return app
+
+
+def _visibility_s() -> int:
+    text = os.environ.get("ARENA_VISIBILITY_TIMEOUT", str(DEFAULT_VISIBILITY_S))
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"ARENA_VISIBILITY_TIMEOUT={text!r}: expected whole seconds >= 1")
+    return int(text)
+
+
+app = make_app()

@@ -1,0 +1,68 @@
+"""The jobs: each takes ids and calls one ``arena`` function, so the embedded executor and
+the workers run identical code (and the functions are tested without Celery)."""
+
+from __future__ import annotations
+
+import os
+
+from celery import Task
+from celery.signals import worker_init
+
+from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
+from arena.config import Settings
+from arena.store import Database, get_match
+from arena.tournaments.dispatch import finish_if_over
+from arena.tournaments.executor import worker_name
+from arena.tournaments.registry import Runtime, validate_stored
+from arena.tournaments.run import run_match
+from workers.app import app
+
+RETRY_S = 2.0  # pause before another attempt after a platform error
+_context: tuple[int, Database, Runtime] | None = None
+
+
+def context() -> tuple[Database, Runtime]:
+    """This process's database and runtime (engines must not cross a fork)."""
+    global _context
+    if _context is None or _context[0] != os.getpid():
+        settings = Settings.from_env()
+        _context = (os.getpid(), Database(settings.database_url), Runtime(settings))
+    return _context[1], _context[2]
+
+
+@worker_init.connect
+def _sweep(**_kwargs) -> None:
+    """Bots a killed earlier worker on this machine left behind."""
+    sweep_leftovers(SandboxPolicy.from_env())
+
+
+@app.task(bind=True, name="arena.run_match", max_retries=None)
+def run_match_task(self: Task, match_id: int) -> str:
+    """Play one match. Retried after a platform error (the database caps the attempts);
+    while another worker holds the lease, it waits for the lease and looks again; the last
+    match closes its tournament."""
+    db, runtime = context()
+    status = run_match(db, runtime, match_id, worker_name())
+    if status == "retry":
+        raise self.retry(countdown=RETRY_S)
+    with db.session(read_only=True) as s:
+        match = get_match(s, match_id)
+        tournament_id, running = match.tournament_id, match.status == "running"
+    if running:  # leased elsewhere: if that worker is lost, its lease runs out
+        raise self.retry(countdown=runtime.settings.lease_s)
+    finish_if_over(db, tournament_id)
+    return status
+
+
+@app.task(name="arena.finish_tournament")
+def finish_tournament_task(tournament_id: int) -> bool:
+    """Final ratings snapshot and status once no match is left (idempotent)."""
+    db, _ = context()
+    return finish_if_over(db, tournament_id)
+
+
+@app.task(name="arena.validate_bot")
+def validate_bot_task(version_id: int) -> str:
+    """Judge an uploaded bot version by its validation match."""
+    db, runtime = context()
+    return validate_stored(db, runtime, version_id).status
