@@ -12,6 +12,7 @@ from arena.store.blobs import BlobStore, pack_directory, sha256_hex
 from arena.store.bots import add_bot_version, find_bot_version, list_bots, set_bot_status
 from arena.store.db import Database, engine_for, normalise_url
 from arena.store.errors import StoreError
+from arena.store.live import live_record_state, load_live_record_json, save_live_record
 from arena.store.matches import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
@@ -36,6 +37,7 @@ from arena.store.models import (
     BotLog,
     BotVersion,
     GameScore,
+    LiveRecord,
     Match,
     MatchFault,
     RatingSnapshot,
@@ -86,6 +88,7 @@ __all__ = [
     "GameRows",
     "GameScore",
     "Lease",
+    "LiveRecord",
     "Match",
     "MatchFault",
     "RatingSnapshot",
@@ -114,6 +117,8 @@ __all__ = [
     "latest_rating_snapshot",
     "list_bots",
     "list_tournaments",
+    "live_record_state",
+    "load_live_record_json",
     "load_replay",
     "load_replay_json",
     "mark_failed",
@@ -127,6 +132,7 @@ __all__ = [
     "renew_lease",
     "retry_failed",
     "revoke_token",
+    "save_live_record",
     "save_rating_snapshot",
     "set_bot_status",
     "set_tournament_status",

@@ -17,11 +17,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.store.errors import StoreError
-from arena.store.models import MATCH_STATUSES, Match, utcnow
+from arena.store.models import MATCH_STATUSES, LiveRecord, Match, utcnow
 
 MAX_REASON = 2000
 DEFAULT_LEASE_S = 60.0
@@ -120,25 +120,28 @@ def _give_up_if_exhausted(s: Session, match_id: int, now: datetime, max_attempts
     match = get_match(s, match_id)  # raises for an unknown id
     lost = f"; the last one ({match.worker}) stopped reporting" if match.status == "running" else ""
     reason = match.reason or f"gave up after {match.attempts} attempts{lost}"
-    s.execute(
+    failed = s.execute(
         update(Match)
         .where(Match.id == match_id, claimable(now), Match.attempts >= max_attempts)
         .execution_options(synchronize_session="fetch")
         .values(status="failed", reason=reason[:MAX_REASON], finished_at=now, attempt_token=None)
     )
+    if failed.rowcount == 1:
+        drop_live_record(s, match_id)
 
 
 def renew_lease(s: Session, lease: Lease, lease_s: float = DEFAULT_LEASE_S) -> bool:
     """Push the lease's expiry on; False when the attempt is no longer the current one."""
     renewed = s.execute(
         update(Match)
-        .where(_held(lease))
+        .where(held(lease))
         .values(lease_expires_at=utcnow() + timedelta(seconds=lease_s))
     )
     return renewed.rowcount == 1
 
 
-def _held(lease: Lease):
+def held(lease: Lease):
+    """``lease`` is the match's current attempt."""
     return and_(
         Match.id == lease.match_id, Match.status == "running", Match.attempt_token == lease.token
     )
@@ -157,7 +160,7 @@ def release_match(
     status = "failed" if lease.attempt >= max_attempts and not interrupted else "pending"
     released = s.execute(
         update(Match)
-        .where(_held(lease))
+        .where(held(lease))
         .values(
             status=status,
             reason=None if interrupted else reason[:MAX_REASON],
@@ -167,7 +170,15 @@ def release_match(
             finished_at=utcnow() if status == "failed" else None,
         )
     )
-    return status if released.rowcount == 1 else None
+    if released.rowcount == 0:
+        return None
+    drop_live_record(s, lease.match_id)
+    return status
+
+
+def drop_live_record(s: Session, match_id: int) -> None:
+    """Forget what a match had played so far: it is done, given back or failed."""
+    s.execute(delete(LiveRecord).where(LiveRecord.match_id == match_id))
 
 
 def count_late_result(s: Session, match_id: int) -> None:
@@ -186,7 +197,9 @@ def mark_failed(s: Session, match_id: int, reason: str) -> bool:
     )
     if failed.rowcount == 0:
         get_match(s, match_id)  # raises for an unknown id
-    return failed.rowcount == 1
+        return False
+    drop_live_record(s, match_id)
+    return True
 
 
 def retry_failed(s: Session, tournament_id: int) -> int:

@@ -244,6 +244,23 @@ class Replay(Base):
     data: Mapped[bytes]
 
 
+class LiveRecord(Base):
+    """What a running match has played so far: the record of its finished deals (zlib
+    JSON), rewritten by its current attempt after every deal and deleted once the match is
+    done, given back or failed. ``attempt_token`` names the attempt that wrote it, so a row
+    left by a lost worker is never shown as the new attempt's progress."""
+
+    __tablename__ = "live_records"
+
+    match_id: Mapped[int] = mapped_column(
+        ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    attempt_token: Mapped[str] = mapped_column(String(32))
+    deals: Mapped[int]  # finished deals in ``data``: a poll compares it without reading data
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    data: Mapped[bytes] = mapped_column(deferred=True)
+
+
 class BotLog(Base):
     """What one bot wrote to stderr/stdout during one match (its tail, capped), so the
     owner can read it from anywhere."""
