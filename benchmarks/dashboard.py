@@ -49,7 +49,7 @@ from arena.store import (
 )
 from arena.store.models import utcnow
 from arena.store.results import REPLAY_ZLIB_JSON, compress_replay
-from arena.tournaments.standings import save_snapshot, standings
+from arena.tournaments.standings import snapshot
 
 DEFAULT_PG = os.environ.get(
     "ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -111,7 +111,7 @@ def fill(db: Database, games: int, tournaments: int, replays: int, tmp: str) -> 
         _results(db, rng, strength, versions, tables, ids)
         with db.session() as s:
             set_tournament_status(s, tour.id, "done")
-        save_snapshot(db, tour.id, standings(db, tour.id))
+        snapshot(db, tour.id)
         match_ids += ids
         last_tournament = tour.id
     _replays(db, match_ids[-replays:], replay_blobs(8))

@@ -32,7 +32,7 @@ from arena.bots.player import (
 from arena.game import CALLING, OVER, PAGAT, Deal, Game, Ruleset, call_made, game_record
 from arena.game.record import points_json
 from arena.referee.moves import checked, fallback
-from arena.referee.result import Fault, GameResult, MatchResult
+from arena.referee.result import FORFEIT, Fault, GameResult, MatchResult
 
 MATCH_FORMAT = "callbreak-match"
 
@@ -87,6 +87,8 @@ class Referee:
         self.result = MatchResult(spec.match_id, [p.name for p in players])
         self.next_id = 0
         self.games: list[dict] = []
+        # the game being played: (game, entrant in each seat, decision logs by deal)
+        self._playing: tuple[Game, list[int], dict[int, list[dict]]] | None = None
 
     def run(self) -> MatchResult:
         for g in range(self.spec.games):
@@ -100,8 +102,27 @@ class Referee:
                     e.player.close()
         self.result.forfeited = [e.forfeited for e in self.entrants]
         self.result.sandbox = [e.player.sandbox for e in self.entrants]
-        self.result.record = self._record()
+        self.result.record = self._record(self.games)
         return self.result
+
+    def record_so_far(self) -> dict:
+        """The match record of the finished games and of the finished deals of the game
+        being played (``partial``: true), e.g. from ``on_deal`` for a running match's page.
+
+        Nothing of an unfinished deal is in it, not even a fault, and no seed: the match
+        seed (every game's) would give away every hand still to be played."""
+        games = list(self.games)
+        if self._playing is not None:
+            games.append(self._game_record(*self._playing))
+        done = {(g, d["index"]) for g, game in enumerate(games) for d in game["deals"]}
+        record = self._record([{k: v for k, v in g.items() if k != "seed"} for g in games])
+        del record["seed"]
+        faults = [
+            f for f in record["faults"] if f["deal"] is None or (f["game"], f["deal"]) in done
+        ]
+        forfeited = {f["entrant"] for f in faults if f["kind"] == FORFEIT}
+        record.update(faults=faults, forfeited=[e in forfeited for e in range(4)], partial=True)
+        return record
 
     def _start_all(self, g: int) -> None:
         """Start every seat still in play for game ``g``, each under an id of its own."""
@@ -127,9 +148,11 @@ class Referee:
             e.bank_ms = self.spec.clock.bank_ms
         logs: dict[int, list[dict]] = {}
         cpu_before = [e.player.cpu_seconds() for e in self.entrants]
+        self._playing = (game, seats, logs)
         while not game.over:
             deal = game.deal
             self._turn(game, deal, seats, g, logs.setdefault(deal.index, []))
+        self._playing = None
         self._finish_game(game, seats, g, logs)
         # CPU per game, not per decision: the kernel counts CPU time in 10 ms ticks.
         cpu_ms = [
@@ -233,13 +256,17 @@ class Referee:
                 deals=len(game.finished),
             )
         )
+        self.games.append(self._game_record(game, seats, logs))
+
+    def _game_record(self, game: Game, seats: list[int], logs: dict[int, list[dict]]) -> dict:
+        """The record of ``game``'s finished deals, with their decision logs."""
         record = game_record(game, [self.result.players[e] for e in seats])
         record["seats"] = seats
         for deal_record in record["deals"]:
             deal_record["decisions"] = logs[deal_record["index"]]
-        self.games.append(record)
+        return record
 
-    def _record(self) -> dict:
+    def _record(self, games: list[dict]) -> dict:
         spec = self.spec
         return {
             "format": MATCH_FORMAT,
@@ -250,10 +277,10 @@ class Referee:
             "clock": asdict(spec.clock),
             "max_strikes": spec.max_strikes,
             "players": self.result.players,
-            "games": self.games,
+            "games": games,
             "faults": [f.to_dict() for f in self.result.faults],
-            "forfeited": self.result.forfeited,
-            "sandbox": self.result.sandbox,
+            "forfeited": [e.forfeited for e in self.entrants],
+            "sandbox": [e.player.sandbox for e in self.entrants],
             "totals": [points_json(t) for t in self.result.totals],
         }
 

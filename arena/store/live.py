@@ -22,9 +22,10 @@ from arena.store.matches import Lease, held
 from arena.store.models import LiveRecord, Match, utcnow
 
 
-def save_live_record(s: Session, lease: Lease, record: dict[str, Any], deals: int) -> bool:
-    """Store ``record`` (holding ``deals`` finished deals) as the match's progress; False,
+def save_live_record(s: Session, lease: Lease, record: dict[str, Any]) -> bool:
+    """Store ``record`` (a match record of finished deals) as the match's progress; False,
     writing nothing, unless ``lease`` is the match's current attempt."""
+    deals = sum(len(game["deals"]) for game in record["games"])
     data = zlib.compress(json.dumps(record, separators=(",", ":")).encode(), 6)
     values = {"attempt_token": lease.token, "deals": deals, "updated_at": utcnow(), "data": data}
     current = exists().where(held(lease))

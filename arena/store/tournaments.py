@@ -136,6 +136,16 @@ def get_tournament(s: Session, tournament_id: int) -> Tournament:
     return tournament
 
 
+def lock_tournament(s: Session, tournament_id: int) -> None:
+    """Hold the tournament's row until the transaction ends, so that writers of data
+    derived from its results (rating snapshots) take turns. Postgres: FOR NO KEY UPDATE,
+    which does not hold up inserts that refer to the row; SQLite serializes every write
+    transaction anyway."""
+    query = select(Tournament.id).where(Tournament.id == tournament_id)
+    if s.scalar(query.with_for_update(key_share=True)) is None:
+        raise StoreError(f"no tournament with id {tournament_id}")
+
+
 def list_tournaments(s: Session) -> list[Tournament]:
     """Newest first."""
     return list(s.scalars(select(Tournament).order_by(Tournament.id.desc())))

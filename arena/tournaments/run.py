@@ -7,6 +7,7 @@ costs one re-run and a late or duplicated result is never counted.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import threading
 import time
@@ -14,8 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from arena.game import Ruleset
-from arena.referee import Clock, MatchResult, MatchSpec, play_match
+from arena.referee import Clock, MatchResult, MatchSpec
+from arena.referee.match import Referee
 from arena.store import (
     BotVersion,
     Database,
@@ -26,10 +30,13 @@ from arena.store import (
     record_result,
     release_match,
     renew_lease,
+    save_live_record,
 )
 from arena.tournaments.registry import Runtime, player_for
+from arena.tournaments.standings import snapshot_if_due
 
 MAX_LOG_BYTES = 64 * 1024
+logger = logging.getLogger(__name__)
 
 
 def match_spec(db: Database, match_id: int) -> tuple[MatchSpec, list[BotVersion]]:
@@ -66,7 +73,7 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
     log_dir = runtime.log_dir(match_id, lease.token)
     try:
         with keep_lease(db, lease, settings.lease_s):
-            return _play_and_record(db, runtime, lease, log_dir)
+            status = _play_and_record(db, runtime, lease, log_dir)
     except Exception as exc:
         with db.session() as s:
             status = release_match(s, lease, f"{type(exc).__name__}: {exc}", settings.max_attempts)
@@ -77,24 +84,51 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
         raise
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)
+    if status == "done":
+        rate_as_results_arrive(db, match_id)
+    return status
 
 
 def _play_and_record(db: Database, runtime: Runtime, lease: Lease, log_dir: Path) -> str:
     started = time.perf_counter()
-    result, versions = play_stored_match(db, runtime, lease.match_id, log_dir)
+    result, versions = play_stored_match(db, runtime, lease.match_id, log_dir, lease)
     logs = captured_logs(log_dir, versions)
     with db.session() as s:
         stored = record_result(s, lease, result, time.perf_counter() - started, logs)
     return "done" if stored else "late"
 
 
+def rate_as_results_arrive(db: Database, match_id: int) -> None:
+    """A rating snapshot when this result crosses a step of its tournament. The result is
+    stored already: a failure here is logged and never turns the match into a retry."""
+    try:
+        with db.session(read_only=True) as s:
+            tournament_id = get_match(s, match_id).tournament_id
+        snapshot_if_due(db, tournament_id)
+    except Exception:
+        logger.exception("match %s: rating snapshot failed", match_id)
+
+
 def play_stored_match(
-    db: Database, runtime: Runtime, match_id: int, log_dir: Path
+    db: Database, runtime: Runtime, match_id: int, log_dir: Path, lease: Lease | None = None
 ) -> tuple[MatchResult, list[BotVersion]]:
-    """Play a stored match with its bots (fetched from the database on first use)."""
+    """Play a stored match with its bots (fetched from the database on first use); under
+    ``lease``, what has been played is stored after every deal for the match's page."""
     spec, versions = match_spec(db, match_id)
     players = [player_for(db, runtime, v, spec.seed + i, log_dir) for i, v in enumerate(versions)]
-    return play_match(spec, players), versions
+    referee = Referee(spec, players, None)
+    if lease is not None:
+        referee.on_deal = lambda *_: store_progress(db, lease, referee.record_so_far())
+    return referee.run(), versions
+
+
+def store_progress(db: Database, lease: Lease, record: dict) -> None:
+    """Best effort: a failed write costs the page one update, never the match."""
+    try:
+        with db.session() as s:
+            save_live_record(s, lease, record)
+    except SQLAlchemyError as exc:
+        logger.warning("match %s: progress not stored: %s", lease.match_id, exc)
 
 
 def captured_logs(log_dir: Path, versions: list[BotVersion]) -> dict[int, str]:

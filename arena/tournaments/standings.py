@@ -18,7 +18,8 @@ from arena.store import (
     save_rating_snapshot,
     set_tournament_status,
 )
-from arena.store.results import finite_json as _finite
+from arena.store.models import RatingSnapshot
+from arena.store.tournaments import lock_tournament
 
 
 @dataclass(frozen=True)
@@ -60,16 +61,52 @@ def finish_tournament(db: Database, tournament_id: int) -> dict[str, int]:
     with db.session(read_only=True) as s:
         status = progress(s, tournament_id)
     if status["done"]:
-        save_snapshot(db, tournament_id, standings(db, tournament_id))
+        snapshot(db, tournament_id)
     if status["done"] and not any(status[k] for k in ("pending", "running", "failed")):
         with db.session() as s:
             set_tournament_status(s, tournament_id, "done")
     return status
 
 
-def save_snapshot(db: Database, tournament_id: int, table: list[Standing]) -> None:
-    """Keep the ratings table unless the latest snapshot already holds the same one."""
-    payload = {
+def snapshot_if_due(db: Database, tournament_id: int) -> bool:
+    """Snapshot the ratings when the done count has crossed a step (a tenth of the matches)
+    since the latest snapshot: about ten points of rating history per tournament, as
+    results arrive, and never a fit per result on a big one. Cheap when not due (two
+    indexed reads). True if a snapshot was saved."""
+    with db.session(read_only=True) as s:
+        counts = progress(s, tournament_id)
+        latest = latest_rating_snapshot(s, tournament_id)
+    step = max(1, sum(counts.values()) // 10)
+    if counts["done"] // step <= _done(latest) // step:
+        return False
+    return snapshot(db, tournament_id, step)
+
+
+def snapshot(db: Database, tournament_id: int, step: int = 1) -> bool:
+    """Fit the tournament and keep the ratings, labelled with the number of finished
+    matches they cover (``done``), unless the latest snapshot covers as many (in steps of
+    ``step``). Writers of one tournament take turns on its row, so two workers crossing
+    the same step save one snapshot. True if one was saved."""
+    with db.session(read_only=True) as s:
+        rows = game_rows(s, tournament_id)
+        table = rank(s, rows)
+    done = len(set(rows.groups))  # the matches in this very fit
+    with db.session() as s:
+        lock_tournament(s, tournament_id)
+        if done // step <= _done(latest_rating_snapshot(s, tournament_id)) // step:
+            return False
+        save_rating_snapshot(s, tournament_id, _payload(table, done))
+    return True
+
+
+def _done(snapshot: RatingSnapshot | None) -> int:
+    """Matches covered by a snapshot; -1 for none or one saved before snapshots said."""
+    return -1 if snapshot is None else snapshot.payload.get("done", -1)
+
+
+def _payload(table: list[Standing], done: int) -> dict:
+    return {
+        "done": done,
         "standings": [
             {
                 "bot_version_id": r.bot_version_id,
@@ -82,12 +119,8 @@ def save_snapshot(db: Database, tournament_id: int, table: list[Standing]) -> No
                 "faults": r.stats.faults,
             }
             for r in table
-        ]
+        ],
     }
-    with db.session() as s:
-        latest = latest_rating_snapshot(s, tournament_id)
-        if latest is None or latest.payload != _finite(payload):
-            save_rating_snapshot(s, tournament_id, payload)
 
 
 def _bots(rows: GameRows) -> set[int]:

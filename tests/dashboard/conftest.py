@@ -25,7 +25,7 @@ from arena.store import (
 )
 from arena.tournaments.registry import Runtime, player_for
 from arena.tournaments.run import match_spec, run_match
-from arena.tournaments.standings import save_snapshot, standings
+from arena.tournaments.standings import snapshot
 from arena.views.cache import CACHE
 from dashboard import create_app
 from tests.store import conftest as store_fixtures
@@ -86,7 +86,7 @@ def fill(db: Database, runtime: Runtime) -> Site:
     for match_id in matches[:2]:
         assert run_match(db, runtime, match_id, "test") == "done"
     _play_with_faults(db, runtime, matches[2])
-    save_snapshot(db, t.id, standings(db, t.id))
+    snapshot(db, t.id)
     with db.session() as s:
         claim_match(s, matches[3], "test")
     return Site(t.id, matches[:2], matches[2], matches[3], matches[4], bots)

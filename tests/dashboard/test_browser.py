@@ -36,7 +36,7 @@ from arena.store import (
 )
 from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
-from arena.tournaments.standings import save_snapshot, standings
+from arena.tournaments.standings import snapshot
 from arena.views.cache import CACHE
 from dashboard import create_app
 from tests.dashboard.conftest import CLOCK, RULES, XSS, fill
@@ -118,7 +118,7 @@ def play_slowly(db: Database, runtime: Runtime, tournament_id: int, delay: float
     for match_id in todo:
         time.sleep(delay)
         run_match(db, runtime, match_id, "browser-test")
-    save_snapshot(db, tournament_id, standings(db, tournament_id))
+    snapshot(db, tournament_id)
     with db.session() as s:
         set_tournament_status(s, tournament_id, "done")
 
