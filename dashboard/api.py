@@ -20,7 +20,7 @@ from arena.views.tournaments import (
     tournament_summary,
 )
 from dashboard.db import session
-from dashboard.matches import finished_record
+from dashboard.matches import finished_record, shown_record
 from dashboard.params import match_filter, scope
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -94,13 +94,15 @@ def matches():
 
 @api.get("/matches/<int:match_id>")
 def match(match_id: int):
+    """Small and cheap: a running match's page polls it (``live.deals``) for new deals."""
     detail = match_detail(session(), match_id)
-    return jsonify({"match": asdict(detail.row), "faults": detail.faults})
+    live = detail.live and asdict(detail.live)
+    return jsonify({"match": asdict(detail.row), "faults": detail.faults, "live": live})
 
 
 @api.get("/matches/<int:match_id>/replay")
 def replay(match_id: int):
-    return jsonify(finished_record(match_id))
+    return jsonify(shown_record(match_id))
 
 
 @api.get("/matches/<int:match_id>/decisions/<int:game>/<int:decision>")

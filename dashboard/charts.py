@@ -14,7 +14,7 @@ class Line:
     label: str
     colour: str
     points: str  # "x,y x,y ..." for <polyline>
-    last: tuple[float, float]
+    dots: list[tuple[float, float, float, float]]  # (px, py, x, y): a marker per point
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,7 @@ def line_chart(series: list[dict[str, Any]]) -> Chart | None:
     for i, line in enumerate(series):
         coords = [at(x, y) for x, y in line["points"]]
         text = " ".join(f"{x},{y}" for x, y in coords)
-        lines.append(Line(line["bot"], COLOURS[i % len(COLOURS)], text, coords[-1]))
+        dots = [(*c, x, y) for c, (x, y) in zip(coords, line["points"], strict=True)]
+        lines.append(Line(line["bot"], COLOURS[i % len(COLOURS)], text, dots))
     ticks = [(round(v), at(0, v)[1]) for v in (y_lo + 10, (y_lo + y_hi) / 2, y_hi - 10)]
     return Chart(WIDTH, HEIGHT, lines, ticks, len(set(xs)))

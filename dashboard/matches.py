@@ -30,14 +30,14 @@ def index():
 def show(match_id: int):
     s = session()
     detail = match_detail(s, match_id)
-    record = public_record_json(s, match_id)  # None while the match runs: no card shown
-    page_record = None if record is None else json_in_script(record)
+    record = public_record_json(s, match_id, live=True)  # running: its finished deals only
+    page_record = "null" if record is None else json_in_script(record)
     return render_template("match.html", match=detail, record=page_record)
 
 
 @matches.get("/<int:match_id>/replay.json")
 def replay_file(match_id: int):
-    return download(finished_record(match_id), f"match-{match_id}.json")
+    return download(shown_record(match_id), f"match-{match_id}.json")
 
 
 @matches.get("/<int:match_id>/decisions/<int:game>/<int:decision>.json")
@@ -46,11 +46,21 @@ def decision_file(match_id: int, game: int, decision: int):
     return download(exported, f"match-{match_id}-game-{game}-decision-{decision}.json")
 
 
+def shown_record(match_id: int) -> dict:
+    """A finished match's record, or a running one's finished deals; 409 when there is
+    nothing to show yet."""
+    record = public_record(session(), match_id, live=True)
+    if record is None:
+        abort(409, f"match {match_id} has no finished deal to show yet")
+    return record
+
+
 def finished_record(match_id: int) -> dict:
-    """The record of a finished match; 409 while it is not finished (nothing is shown)."""
+    """The record of a finished match; 409 while it is not finished. Decisions are only
+    exported from these: rebuilding a request needs the seed, kept secret while it runs."""
     record = public_record(session(), match_id)
     if record is None:
-        abort(409, f"match {match_id} is not finished: its replay is not public yet")
+        abort(409, f"match {match_id} is not finished: its decisions are not public yet")
     return record
 
 

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
+from arena.store import get_tournament
 from arena.views.leaderboard import leaderboard
-from arena.views.tournaments import standings_table, tournament_list, tournament_page
+from arena.views.tournaments import (
+    rating_history,
+    standings_table,
+    tournament_list,
+    tournament_page,
+)
 from dashboard.db import session
 from dashboard.fragments import cached_html
 
@@ -38,3 +44,12 @@ def board(tournament_id: int):
         tournament_id,
         lambda: render_template("_board.html", board=leaderboard(s, tournament_id)),
     )
+
+
+@tournaments.get("/<int:tournament_id>/chart")
+def chart(tournament_id: int):
+    """The rating chart alone, for the live page to swap in when a snapshot arrives (not
+    cached by results version: a snapshot is saved just after the result it covers)."""
+    s = session()
+    get_tournament(s, tournament_id)  # 404 for an unknown id
+    return render_template("_chart.html", history=rating_history(s, tournament_id))

@@ -1,7 +1,8 @@
 """The match list (filters, paging) and the match page (final table, faults, replay).
 
-A match's replay record (every hand) is only handed out once the match is done; while it
-runs, nothing of its deals is shown.
+A match's full replay record is handed out once the match is done; while it runs, only its
+live record: the deals finished so far (every card of those has been played), nothing of
+the deal being played and no seed.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from arena.store import (
     Match,
     MatchFault,
     get_match,
+    live_record_state,
+    load_live_record_json,
     load_replay_json,
 )
 from arena.store.models import MATCH_STATUSES
@@ -166,14 +169,31 @@ def _row(m: Match, names: dict, totals: dict, faults: dict) -> MatchRow:
 
 
 @dataclass(frozen=True)
+class LiveState:
+    """How far a running match has got: a page polls this, not the record."""
+
+    deals: int  # finished deals in its live record
+    updated_at: str
+
+
+@dataclass(frozen=True)
 class MatchDetail:
     row: MatchRow
     faults: list[dict[str, Any]]
+    live: LiveState | None = None
+
+
+def live_state(s: Session, match_id: int) -> LiveState | None:
+    state = live_record_state(s, match_id)
+    if state is None:
+        return None
+    return LiveState(state.deals, state.updated_at.isoformat(timespec="seconds"))
 
 
 def match_detail(s: Session, match_id: int) -> MatchDetail:
     match = get_match(s, match_id)
     row = match_rows(s, [match])[0]
+    live = live_state(s, match_id) if match.status == "running" else None
     query = select(MatchFault).where(MatchFault.match_id == match_id).order_by(MatchFault.id)
     refs = {seat.bot_version_id: seat.ref for seat in row.seats}
     faults = [
@@ -188,16 +208,22 @@ def match_detail(s: Session, match_id: int) -> MatchDetail:
         }
         for f in s.scalars(query)
     ]
-    return MatchDetail(row, faults)
+    return MatchDetail(row, faults, live)
 
 
-def public_record(s: Session, match_id: int) -> dict[str, Any] | None:
-    """The full replay of a finished match; None while it is not finished."""
-    text = public_record_json(s, match_id)
+def public_record(s: Session, match_id: int, live: bool = False) -> dict[str, Any] | None:
+    """The full replay of a finished match (with ``live``, a running match's record of its
+    finished deals); None when there is none to show."""
+    text = public_record_json(s, match_id, live)
     return None if text is None else json.loads(text)
 
 
-def public_record_json(s: Session, match_id: int) -> str | None:
-    """The same as JSON text; None while the match is not finished (no card is shown)."""
+def public_record_json(s: Session, match_id: int, live: bool = False) -> str | None:
+    """The same as JSON text. A running match's live record (``partial``: true) is None
+    until its first deal ends; a pending or failed match has none."""
     match = get_match(s, match_id)
-    return load_replay_json(s, match_id) if match.status == "done" else None
+    if match.status == "done":
+        return load_replay_json(s, match_id)
+    if live and match.status == "running":
+        return load_live_record_json(s, match_id)
+    return None

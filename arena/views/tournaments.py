@@ -47,10 +47,11 @@ class TournamentSummary:
     created_at: str
     entrants: int
     progress: Progress
+    snapshots: int  # rating snapshots: the live page redraws the chart when this grows
 
     def as_dict(self) -> dict[str, Any]:
-        data = {k: getattr(self, k) for k in ("id", "name", "status", "created_at", "entrants")}
-        return {**data, "progress": self.progress.as_dict()}
+        keys = ("id", "name", "status", "created_at", "entrants", "snapshots")
+        return {**{k: getattr(self, k) for k in keys}, "progress": self.progress.as_dict()}
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class TournamentPage:
     rules: dict[str, Any]
     clock: dict[str, Any]
     games_per_match: int
-    history: list[dict[str, Any]]  # one series per bot: {"bot": ref, "points": [[i, elo]]}
+    history: list[dict[str, Any]]  # one series per bot: {"bot": ref, "points": [[done, elo]]}
 
 
 @dataclass(frozen=True)
@@ -91,9 +92,19 @@ def _entrants_of(s: Session, ids: list[int]) -> dict[int, int]:
     return {key: n for key, n in s.execute(query)}
 
 
+def _snapshots_of(s: Session, ids: list[int]) -> dict[int, int]:
+    query = (
+        select(RatingSnapshot.tournament_id, func.count())
+        .where(RatingSnapshot.tournament_id.in_(ids))
+        .group_by(RatingSnapshot.tournament_id)
+    )
+    return {key: n for key, n in s.execute(query)}
+
+
 def _summaries(s: Session, tournaments: list[Tournament]) -> list[TournamentSummary]:
     ids = [t.id for t in tournaments]
     progress, entrants = _progress_of(s, ids), _entrants_of(s, ids)
+    snapshots = _snapshots_of(s, ids)
     return [
         TournamentSummary(
             t.id,
@@ -102,6 +113,7 @@ def _summaries(s: Session, tournaments: list[Tournament]) -> list[TournamentSumm
             t.created_at.isoformat(timespec="seconds"),
             entrants.get(t.id, 0),
             progress[t.id],
+            snapshots.get(t.id, 0),
         )
         for t in tournaments
     ]
@@ -144,7 +156,8 @@ def tournament_choices(s: Session) -> list[tuple[int, str, str]]:
 
 
 def rating_history(s: Session, tournament_id: int) -> list[dict[str, Any]]:
-    """Elo of each bot in each rating snapshot of the tournament, oldest first."""
+    """Elo of each bot in each rating snapshot of the tournament, oldest first, against
+    the number of matches done (the snapshot's number for those that do not say)."""
     query = (
         select(RatingSnapshot.payload)
         .where(RatingSnapshot.tournament_id == tournament_id)
@@ -153,5 +166,5 @@ def rating_history(s: Session, tournament_id: int) -> list[dict[str, Any]]:
     series: dict[str, list[list[float]]] = {}
     for i, payload in enumerate(s.scalars(query)):
         for row in payload.get("standings", []):
-            series.setdefault(row["ref"], []).append([i, row["elo"]])
+            series.setdefault(row["ref"], []).append([payload.get("done", i), row["elo"]])
     return [{"bot": ref, "points": points} for ref, points in series.items()]

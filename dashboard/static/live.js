@@ -1,11 +1,18 @@
 // Live progress of a running tournament: poll the JSON API, update the bar and, when a
-// result arrives, swap in the fresh standings table. Stops once the tournament is done.
+// result arrives, swap in the fresh standings table; when a rating snapshot arrives, the
+// fresh rating chart. Stops once the tournament is done.
 (function () {
   "use strict";
   const box = document.getElementById("progress");
   if (!box || box.dataset.status === "done") return;
   const field = (name) => box.querySelector(`[data-field="${name}"]`);
   let done = Number(box.querySelector("progress").value);
+  let snapshots = Number(box.dataset.snapshots);
+
+  async function swap(id, url) {
+    const reply = await fetch(url);
+    if (reply.ok) document.getElementById(id).innerHTML = await reply.text();
+  }
 
   async function poll() {
     const reply = await fetch(box.dataset.url, { headers: { Accept: "application/json" } });
@@ -21,16 +28,14 @@
     field("detail").textContent = rest.map((k) => `${t.progress[k]} ${k}`).join(" ");
     if (t.progress.done !== done) {
       done = t.progress.done;
-      const board = await fetch(box.dataset.boardUrl);
-      if (board.ok) document.getElementById("board").innerHTML = await board.text();
+      await swap("board", box.dataset.boardUrl);
+    }
+    if (t.snapshots !== snapshots) {
+      snapshots = t.snapshots;
+      await swap("chart", box.dataset.chartUrl);
     }
     return t.status !== "done";
   }
 
-  async function loop() {
-    let again = true;
-    try { again = await poll(); } catch (e) { again = true; }
-    if (again) setTimeout(loop, Number(box.dataset.interval || 1500));
-  }
-  setTimeout(loop, 1500);
+  window.arenaPoll(poll, Number(box.dataset.interval || 1500));
 })();

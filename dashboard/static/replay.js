@@ -1,8 +1,10 @@
-// Replay viewer: steps through a finished match record card by card. Every bot-supplied
-// string goes through textContent, never innerHTML.
+// Replay viewer: steps through a match record card by card. A running match's record holds
+// its finished deals only ("partial") and grows: a "record" event on the viewer hands in a
+// newer one, and the viewer stays where it was. Every bot-supplied string goes through
+// textContent, never innerHTML.
 (function () {
   "use strict";
-  const record = JSON.parse(document.getElementById("record").textContent);
+  let record = JSON.parse(document.getElementById("record").textContent);
   const viewer = document.getElementById("viewer");
   const $ = (sel) => viewer.querySelector(sel);
   const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
@@ -38,6 +40,7 @@
     return out;
   }
 
+  const ready = () => Boolean(record && record.games.length);
   const game = () => record.games[state.g];
   const deal = () => game().deals[state.d];
 
@@ -98,11 +101,15 @@
     fault.hidden = !found.length;
     fault.textContent = found.map((f) => `⚠ ${f.kind}: ${f.reason} (after ${last.entry.ms} ms)`).join(" · ");
     const exp = $("#export");
-    exp.hidden = !(last && last.entry.id !== undefined);
+    exp.hidden = record.partial || !(last && last.entry.id !== undefined);  // needs the seed
     if (!exp.hidden) exp.href = `${viewer.dataset.base}/decisions/${state.g}/${last.entry.id}.json`;
   }
 
   function render() {
+    if (!ready()) {
+      $("#step").textContent = "No deal has finished yet: the first one shows here when it ends.";
+      return;
+    }
     const dl = deal();
     const all = turns(dl);
     const done = all.slice(0, state.k);
@@ -154,6 +161,7 @@
 
   function faultList() {
     const box = $("#fault-list");
+    box.replaceChildren();
     record.faults.filter((f) => f.decision !== null).forEach((f) => {
       const d = record.games[f.game].deals[f.deal];
       const k = turns(d).findIndex((t) => t.entry.id === f.decision) + 1;
@@ -164,16 +172,23 @@
     });
   }
 
-  $("#game").replaceChildren(...record.games.map((_, i) => new Option(`game ${i + 1}`, i)));
+  function load(next) {
+    record = next;
+    if (!record) return render();
+    $("#game").replaceChildren(...record.games.map((_, i) => new Option(`game ${i + 1}`, i)));
+    faultList();
+    render();
+  }
+
   $("#game").addEventListener("change", (e) => go(Number(e.target.value), 0, 0));
   $("#deal").addEventListener("change", (e) => go(state.g, Number(e.target.value), 0));
   $("#all-hands").addEventListener("change", (e) => { state.all = e.target.checked; render(); });
-  viewer.querySelectorAll("[data-move]").forEach((b) => b.addEventListener("click", () => moves[b.dataset.move]()));
+  viewer.querySelectorAll("[data-move]").forEach((b) => b.addEventListener("click", () => ready() && moves[b.dataset.move]()));
   document.addEventListener("keydown", (e) => {
-    if (!keys[e.key] || e.target.closest("select, input")) return;
+    if (!keys[e.key] || !ready() || e.target.closest("select, input")) return;
     e.preventDefault();
     moves[keys[e.key]]();
   });
-  faultList();
-  render();
+  viewer.addEventListener("record", (e) => load(e.detail));
+  load(record);
 })();

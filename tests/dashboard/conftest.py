@@ -17,6 +17,7 @@ from arena.game import PAGAT
 from arena.referee import play_match
 from arena.store import (
     Database,
+    Lease,
     Match,
     add_bot_version,
     claim_match,
@@ -62,6 +63,7 @@ class Site:
     done: list[int]  # matches played normally
     faulty: int  # a finished match with faults
     running: int
+    running_lease: Lease  # to finish it, or to store its progress
     pending: int
     bots: dict[str, int]  # name -> bot id
 
@@ -88,8 +90,8 @@ def fill(db: Database, runtime: Runtime) -> Site:
     _play_with_faults(db, runtime, matches[2])
     snapshot(db, t.id)
     with db.session() as s:
-        claim_match(s, matches[3], "test")
-    return Site(t.id, matches[:2], matches[2], matches[3], matches[4], bots)
+        lease = claim_match(s, matches[3], "test")
+    return Site(t.id, matches[:2], matches[2], matches[3], lease, matches[4], bots)
 
 
 def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
