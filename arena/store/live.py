@@ -36,7 +36,10 @@ def save_live_record(s: Session, lease: Lease, record: dict[str, Any]) -> bool:
         return True
     columns = ["match_id", *values]
     row = select(Match.id, *(literal(v) for v in values.values())).where(held(lease))
-    return s.execute(insert(LiveRecord).from_select(columns, row)).rowcount == 1
+    s.execute(insert(LiveRecord).from_select(columns, row))
+    # psycopg reports no rowcount for INSERT ... SELECT; there was no row, so one was
+    # inserted exactly when the lease is current (readers check the token anyway)
+    return s.scalar(select(Match.id).where(held(lease))) is not None
 
 
 def _current(match_id: int):
