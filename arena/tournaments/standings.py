@@ -18,7 +18,6 @@ from arena.store import (
     save_rating_snapshot,
     set_tournament_status,
 )
-from arena.store.models import RatingSnapshot
 from arena.store.tournaments import lock_tournament
 
 
@@ -70,16 +69,12 @@ def finish_tournament(db: Database, tournament_id: int) -> dict[str, int]:
 
 def snapshot_if_due(db: Database, tournament_id: int) -> bool:
     """Snapshot the ratings when the done count has crossed a step (a tenth of the matches)
-    since the latest snapshot: about ten points of rating history per tournament, as
-    results arrive, and never a fit per result on a big one. Cheap when not due (two
-    indexed reads). True if a snapshot was saved."""
+    since the latest snapshot: about ten points of rating history per tournament, saved as
+    results arrive, and never a fit per result on a big one. When not due it costs three
+    indexed reads. True if a snapshot was saved."""
     with db.session(read_only=True) as s:
-        counts = progress(s, tournament_id)
-        latest = latest_rating_snapshot(s, tournament_id)
-    step = max(1, sum(counts.values()) // 10)
-    if counts["done"] // step <= _done(latest) // step:
-        return False
-    return snapshot(db, tournament_id, step)
+        total = sum(progress(s, tournament_id).values())
+    return snapshot(db, tournament_id, max(1, total // 10))
 
 
 def snapshot(db: Database, tournament_id: int, step: int = 1) -> bool:
@@ -88,20 +83,25 @@ def snapshot(db: Database, tournament_id: int, step: int = 1) -> bool:
     ``step``). Writers of one tournament take turns on its row, so two workers crossing
     the same step save one snapshot. True if one was saved."""
     with db.session(read_only=True) as s:
+        if _covered(s, tournament_id, progress(s, tournament_id)["done"], step):
+            return False  # before fitting: the usual case
         rows = game_rows(s, tournament_id)
         table = rank(s, rows)
     done = len(set(rows.groups))  # the matches in this very fit
     with db.session() as s:
         lock_tournament(s, tournament_id)
-        if done // step <= _done(latest_rating_snapshot(s, tournament_id)) // step:
+        if _covered(s, tournament_id, done, step):
             return False
         save_rating_snapshot(s, tournament_id, _payload(table, done))
     return True
 
 
-def _done(snapshot: RatingSnapshot | None) -> int:
-    """Matches covered by a snapshot; -1 for none or one saved before snapshots said."""
-    return -1 if snapshot is None else snapshot.payload.get("done", -1)
+def _covered(s: Session, tournament_id: int, done: int, step: int) -> bool:
+    """The latest snapshot covers ``done`` finished matches, counted in steps of ``step``
+    (a snapshot saved before snapshots said how many counts as none)."""
+    latest = latest_rating_snapshot(s, tournament_id)
+    last = 0 if latest is None else latest.payload.get("done", 0)
+    return done // step <= last // step
 
 
 def _payload(table: list[Standing], done: int) -> dict:
