@@ -8,7 +8,6 @@ import threading
 
 from sqlalchemy import func, select
 
-from arena.bots.player import DealEnd
 from arena.store import (
     LiveRecord,
     RatingSnapshot,
@@ -16,38 +15,11 @@ from arena.store import (
     load_live_record_json,
     load_replay,
 )
-from arena.tournaments import run, standings
+from arena.tournaments import standings
 from arena.tournaments.run import run_match
 from arena.tournaments.standings import finish_tournament
 from tests.services.test_executor import house_only, matches, tournament
-from tests.views.players import Delegating
-
-
-class PauseAfter(Delegating):
-    """Holds its ``decisions``-th decision after ``deals`` deals have ended until ``go``,
-    so a test can look at the match in the middle of a deal. Made before its player is
-    (``wrap``), so the test can wait for it."""
-
-    def __init__(self, deals: int, decisions: int) -> None:
-        self.deals, self.decisions, self.ended, self.made = deals, decisions, 0, 0
-        self.paused, self.go = threading.Event(), threading.Event()
-        self.inner = None
-
-    def wrap(self, inner) -> PauseAfter:
-        self.inner, self.name = inner, inner.name
-        return self
-
-    def notify(self, event):
-        self.ended += isinstance(event, DealEnd)
-        super().notify(event)
-
-    def decide(self, request, timeout_s):
-        if self.ended == self.deals:
-            self.made += 1
-            if self.made == self.decisions:
-                self.paused.set()
-                assert self.go.wait(60)
-        return super().decide(request, timeout_s)
+from tests.views.players import PauseAfter, first_player_paused
 
 
 def live_rows(db) -> int:
@@ -55,32 +27,24 @@ def live_rows(db) -> int:
         return s.scalar(select(func.count()).select_from(LiveRecord)) or 0
 
 
-def test_a_running_match_shows_its_finished_deals_and_nothing_of_the_next(
-    db, store_runtime, monkeypatch
-):
+def test_a_running_match_shows_its_finished_deals_and_nothing_of_the_next(db, store_runtime):
     tid = tournament(db, store_runtime, house_only(db, store_runtime), games=2, deals=3, tables=1)
     match_id = matches(db, tid)[0].id
     pause = PauseAfter(deals=1, decisions=3)  # entrant 0, in the 2nd deal of game 0
-    real = run.player_for
-
-    def player_for(*args):
-        player = real(*args)
-        return pause.wrap(player) if pause.inner is None else player
-
-    monkeypatch.setattr(run, "player_for", player_for)
     status: list[str] = []
     worker = threading.Thread(
         target=lambda: status.append(run_match(db, store_runtime, match_id, "w"))
     )
-    worker.start()
-    try:
-        assert pause.paused.wait(60)
-        with db.session(read_only=True) as s:
-            live = json.loads(load_live_record_json(s, match_id))
-            assert live_record_state(s, match_id).deals == 1
-    finally:
-        pause.go.set()
-        worker.join(120)
+    with first_player_paused(pause):
+        worker.start()
+        try:
+            assert pause.paused.wait(60)
+            with db.session(read_only=True) as s:
+                live = json.loads(load_live_record_json(s, match_id))
+                assert live_record_state(s, match_id).deals == 1
+        finally:
+            pause.release()
+            worker.join(120)
     assert status == ["done"]
     assert live_rows(db) == 0  # gone with the result
     with db.session(read_only=True) as s:
