@@ -7,6 +7,9 @@ every page has something of each kind to show. One bot is named like an XSS atta
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -25,12 +28,12 @@ from arena.store import (
     record_result,
 )
 from arena.tournaments.registry import Runtime, player_for
-from arena.tournaments.run import match_spec, run_match
+from arena.tournaments.run import match_spec, play_stored_match, run_match
 from arena.tournaments.standings import snapshot
 from arena.views.cache import CACHE
 from dashboard import create_app
 from tests.store import conftest as store_fixtures
-from tests.views.players import Delegating
+from tests.views.players import Delegating, PauseAfter, first_player_paused
 
 pg_url = store_fixtures.pg_url
 sqlite_template = store_fixtures.sqlite_template
@@ -66,6 +69,7 @@ class Site:
     running_lease: Lease  # to finish it, or to store its progress
     pending: int
     bots: dict[str, int]  # name -> bot id
+    runtime: Runtime
 
 
 def fill(db: Database, runtime: Runtime) -> Site:
@@ -91,7 +95,7 @@ def fill(db: Database, runtime: Runtime) -> Site:
     snapshot(db, t.id)
     with db.session() as s:
         lease = claim_match(s, matches[3], "test")
-    return Site(t.id, matches[:2], matches[2], matches[3], lease, matches[4], bots)
+    return Site(t.id, matches[:2], matches[2], matches[3], lease, matches[4], bots, runtime)
 
 
 def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
@@ -104,6 +108,29 @@ def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
     result = play_match(spec, players)
     with db.session() as s:
         record_result(s, lease, result, 0.5)
+
+
+@contextmanager
+def playing(db: Database, site: Site, pause: PauseAfter) -> Iterator[PauseAfter]:
+    """The running match plays on in a thread as the match job plays it (progress stored
+    after every deal, then the result), its entrant 0 held by ``pause``; at the end of the
+    block it is released and the match finishes."""
+    lease = site.running_lease
+
+    def play() -> None:
+        log_dir = site.runtime.log_dir()
+        result, _ = play_stored_match(db, site.runtime, lease.match_id, log_dir, lease)
+        with db.session() as s:
+            record_result(s, lease, result, 1.0)
+
+    thread = threading.Thread(target=play)
+    with first_player_paused(pause):
+        thread.start()
+        try:
+            yield pause
+        finally:
+            pause.release()
+            thread.join(60)
 
 
 @pytest.fixture
