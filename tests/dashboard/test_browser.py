@@ -41,6 +41,7 @@ from arena.views.cache import CACHE
 from dashboard import create_app
 from tests.dashboard.conftest import CLOCK, RULES, XSS, fill
 from tests.support import need, need_sandbox
+from tests.views.players import PauseAfter, first_player_paused
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -159,6 +160,8 @@ def test_the_dashboard_in_a_browser(page, served, tmp_path):
     shoot(page, "replay-phone")
     page.goto(base + "/")
     shoot(page, "leaderboard-phone")
+    page.set_viewport_size(DESKTOP)
+    watch_a_running_match(page, base, db, runtime)
 
 
 def watch_progress(page, url: str) -> None:
@@ -177,6 +180,42 @@ def watch_progress(page, url: str) -> None:
         timeout=30_000,
     )
     assert page.locator("#board table.board tbody tr").count() == 4  # swapped in live
+    # a snapshot after every match (4 tables: a tenth is 1), each bot a dot in each
+    page.wait_for_function("document.querySelectorAll('#chart circle.dot').length === 16")
+    assert page.evaluate("window.loadedOnce") is True
+
+
+def watch_a_running_match(page, base: str, db: Database, runtime: Runtime) -> None:
+    """A match played by the match job: its page shows the finished deal and gains the
+    next one without a reload, then turns into the finished match's page."""
+    with db.session(read_only=True) as s:
+        match_id = pending_matches(s, live_tournament(db))[0].id
+    pause = PauseAfter(deals=1, decisions=2)  # entrant 0, early in the 2nd deal
+    status: list[str] = []
+    job = threading.Thread(target=lambda: status.append(run_match(db, runtime, match_id, "b")))
+    with first_player_paused(pause):
+        job.start()
+        try:
+            assert pause.paused.wait(30)
+            page.goto(f"{base}/matches/{match_id}")
+            page.evaluate("window.loadedOnce = true")
+            assert page.locator("#deal option").count() == 1
+            assert page.locator("#match-status").inner_text() == "running"
+            for _ in range(8):
+                page.keyboard.press("ArrowRight")
+            assert "step 8/56" in page.locator("#step").inner_text()
+            assert page.locator("#export").is_hidden()  # decisions only once it is done
+            pause.release(then_after=2)
+            page.wait_for_function("document.querySelectorAll('#deal option').length === 2")
+            assert "step 8/56" in page.locator("#step").inner_text()  # the viewer stayed
+        finally:
+            pause.release()
+            job.join(60)
+    assert status == ["done"]
+    page.wait_for_function("document.getElementById('match-status').textContent === 'done'")
+    page.wait_for_function("document.querySelectorAll('#game option').length === 2")
+    assert page.locator("#live-note").is_hidden()
+    assert page.evaluate("window.loadedOnce") is True
 
 
 def step_through_a_trick(page, url: str) -> None:
