@@ -174,7 +174,9 @@
 
   function load(next) {
     record = next;
-    if (!record) return render();
+    if (!ready()) return render();
+    const g = record.games[state.g];
+    if (!g || state.d >= g.deals.length) Object.assign(state, { g: 0, d: 0, k: 0 });  // a retry has fewer deals
     $("#game").replaceChildren(...record.games.map((_, i) => new Option(`game ${i + 1}`, i)));
     faultList();
     render();
