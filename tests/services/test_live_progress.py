@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 
 from arena.store import (
     LiveRecord,
@@ -77,3 +77,30 @@ def test_rating_snapshots_are_saved_every_tenth_of_the_matches(db, store_runtime
         done = [payload["done"] for payload in s.scalars(query.order_by(RatingSnapshot.id))]
     assert done == list(range(2, 21, 2))
     assert len(fits) == 10  # one fit per snapshot, none for the results in between
+
+
+def test_two_workers_crossing_the_same_step_save_one_snapshot(db, store_runtime, monkeypatch):
+    tid = tournament(db, store_runtime, house_only(db, store_runtime), tables=2)
+    for match in matches(db, tid):
+        assert run_match(db, store_runtime, match.id, "w") == "done"
+    with db.session() as s:
+        s.execute(delete(RatingSnapshot))
+    both_fitted = threading.Barrier(2, timeout=30)
+    real = standings.rank
+
+    def rank(s, rows):
+        both_fitted.wait()  # each has read the latest snapshot (none) and fitted
+        return real(s, rows)
+
+    monkeypatch.setattr(standings, "rank", rank)
+    saved: list[bool] = []
+    workers = [
+        threading.Thread(target=lambda: saved.append(standings.snapshot(db, tid))) for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert sorted(saved) == [False, True]
+    with db.session(read_only=True) as s:
+        assert s.scalar(select(func.count()).select_from(RatingSnapshot)) == 1
