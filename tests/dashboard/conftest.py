@@ -94,13 +94,13 @@ def fill(db: Database, runtime: Runtime) -> Site:
 
 def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
     with db.session() as s:
-        claim_match(s, match_id, "test")
+        lease = claim_match(s, match_id, "test")
     spec, versions = match_spec(db, match_id)
-    players = [player_for(runtime, v, i, runtime.log_dir()) for i, v in enumerate(versions)]
+    players = [player_for(db, runtime, v, i, runtime.log_dir()) for i, v in enumerate(versions)]
     players[1] = Garbage(players[1])
     result = play_match(spec, players)
     with db.session() as s:
-        record_result(s, match_id, result, 0.5)
+        record_result(s, lease, result, 0.5)
 
 
 @pytest.fixture
