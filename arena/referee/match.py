@@ -96,12 +96,17 @@ class Referee:
                 if g == self.spec.games - 1:
                     self._broadcast(MatchEnd())
             finally:
-                for e in self.entrants:
-                    e.player.close()
+                self._close_all()
         self.result.forfeited = [e.forfeited for e in self.entrants]
         self.result.sandbox = [e.player.sandbox for e in self.entrants]
         self.result.record = self._record()
         return self.result
+
+    def _close_all(self) -> None:
+        """Stop every player at once: each waits for its bot's end and its processes' exit,
+        and the next game's bots start only when all of them are gone."""
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(lambda e: e.player.close(), self.entrants))
 
     def _start_all(self, g: int) -> None:
         """Start every seat still in play for game ``g``, each under an id of its own."""
