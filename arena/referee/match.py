@@ -98,8 +98,7 @@ class Referee:
                 if g == self.spec.games - 1:
                     self._broadcast(MatchEnd())
             finally:
-                for e in self.entrants:
-                    e.player.close()
+                self._close_all()
         self.result.forfeited = [e.forfeited for e in self.entrants]
         self.result.sandbox = [e.player.sandbox for e in self.entrants]
         self.result.record = self._record(self.games)
@@ -123,6 +122,12 @@ class Referee:
         forfeited = {f["entrant"] for f in faults if f["kind"] == FORFEIT}
         record.update(faults=faults, forfeited=[e in forfeited for e in range(4)], partial=True)
         return record
+
+    def _close_all(self) -> None:
+        """Stop every player at once: each waits for its bot's end and its processes' exit,
+        and the next game's bots start only when all of them are gone."""
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(lambda e: e.player.close(), self.entrants))
 
     def _start_all(self, g: int) -> None:
         """Start every seat still in play for game ``g``, each under an id of its own."""

@@ -8,7 +8,7 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent import futures
 
 import grpc
@@ -73,10 +73,20 @@ def address_from_environment(argv: list[str] | None = None) -> str:
 
 
 def serve(bot: Bot, address: str | None = None) -> None:
-    """Serve until the match stream ends or SIGTERM arrives."""
+    """Serve until the game's stream ends or SIGTERM arrives."""
+    serve_servicer(lambda done: _Servicer(bot, done), address)
+
+
+def serve_servicer(
+    servicer_for: Callable[[threading.Event], pb_grpc.BotServicer],
+    address: str | None = None,
+    threads: int = 2,
+) -> None:
+    """Serve a raw callbreak.v1 servicer, for authors who want the messages themselves, until
+    it sets the event it was made with (at the end of its stream) or SIGTERM arrives."""
     done = threading.Event()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    pb_grpc.add_BotServicer_to_server(_Servicer(bot, done), server)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
+    pb_grpc.add_BotServicer_to_server(servicer_for(done), server)
     server.add_insecure_port(address or address_from_environment())
     server.start()
     signal.signal(signal.SIGTERM, lambda *_: done.set())

@@ -137,10 +137,10 @@ def test_tournament_deals_from_secret_seeds_not_its_public_seed(home: Path) -> N
     assert "seed 3" in created.output  # public
     ran = arena("tournament", "run", "1", "--workers", "1")
     assert ran.exit_code == 0, ran.output
-    logs = sorted((home / "data" / "logs").glob("*/hostile-seed-guess*.log"))
-    assert len(logs) == 2, sorted((home / "data" / "logs").rglob("*"))  # one per table
-    for path in logs:
-        log = path.read_text(errors="replace")
+    for match_id in (1, 2):  # the bot's log of each table, as its owner reads it
+        shown = arena("replay", "logs", str(match_id))
+        assert shown.exit_code == 0, shown.output
+        log = shown.output.split("== hostile-seed-guess@", 1)[1]
         assert re.search(r"^CANDIDATES \d+ seeds", log, re.M), log
         assert predictions(log) == {0: (0, 6), 1: (0, 6)}, log
 

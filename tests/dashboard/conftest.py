@@ -66,7 +66,7 @@ class Site:
     done: list[int]  # matches played normally
     faulty: int  # a finished match with faults
     running: int
-    running_lease: Lease  # to finish it, or to store its progress
+    running_lease: Lease  # to play it on (``playing``)
     pending: int
     bots: dict[str, int]  # name -> bot id
     runtime: Runtime
@@ -102,8 +102,7 @@ def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
     with db.session() as s:
         lease = claim_match(s, match_id, "test")
     spec, versions = match_spec(db, match_id)
-    log_dir = runtime.log_dir()
-    players = [player_for(db, runtime, v, i, log_dir) for i, v in enumerate(versions)]
+    players = [player_for(db, runtime, v, i, runtime.log_dir()) for i, v in enumerate(versions)]
     players[1] = Garbage(players[1])
     result = play_match(spec, players)
     with db.session() as s:

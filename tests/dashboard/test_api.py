@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from arena.store import record_result
+from arena.store import claim_match, record_result
 from arena.tournaments.run import match_spec
 from dashboard.api import SPEC
 
@@ -94,17 +94,17 @@ def test_standings_are_fitted_once_per_results_version(client, site, db, monkeyp
         assert client.get(f"/?tournament={site.tournament}").status_code == 200
         assert client.get(f"/api/v1/tournaments/{site.tournament}/standings").status_code == 200
     assert len(fits) == 1
-    _finish(db, site.running_lease)
+    _finish(db, site.pending)
     body = client.get("/api/v1/leaderboard").get_json()
     assert len(fits) == 2
     assert sum(row["games"] for row in body["rows"]) == 4 * 2 * 4  # 4 matches of 2 games
 
 
-def _finish(db, lease) -> None:
+def _finish(db, match_id: int) -> None:
     from arena.bots.factory import house_player
     from arena.referee import play_match
 
-    spec, _ = match_spec(db, lease.match_id)
+    spec, _ = match_spec(db, match_id)
     result = play_match(spec, [house_player("random", i) for i in range(4)])
     with db.session() as s:
-        record_result(s, lease, result, 0.1)
+        record_result(s, claim_match(s, match_id, "test"), result, 0.1)

@@ -18,6 +18,7 @@ from arena.store import (
     BotLog,
     BotVersion,
     Database,
+    Match,
     add_bot_version,
     bot_logs,
     pack_directory,
@@ -49,6 +50,16 @@ def bots(db: Database, runtime: Runtime, tmp_path: Path, source: Path, *names: s
 def create(db: Database, runtime: Runtime, refs: list[str], games: int = 2, deals: int = 1) -> int:
     rules = PAGAT.with_(deals_per_game=deals)
     return new_tournament(db, runtime, refs, rules=rules, games_per_match=games, seed=7).id
+
+
+def same_deals(db: Database, copy: int, of: int) -> None:
+    """Give tournament ``copy`` the secret deal seeds of ``of`` (same seating: same seed)."""
+    with db.session() as s:
+        seeds = dict(
+            s.execute(select(Match.table_index, Match.seed).where(Match.tournament_id == of)).all()
+        )
+        for match in s.scalars(select(Match).where(Match.tournament_id == copy)):
+            match.seed = seeds[match.table_index]
 
 
 def wait_ready(workers: Workers, count: int) -> None:
@@ -92,6 +103,7 @@ def test_two_workers_without_shared_disk_match_the_embedded_executor(
 ):
     refs = [*bots(cluster_db, runtime, tmp_path, LOWCARD, "low-a", "low-b"), *HOUSE]
     embedded, celery = create(cluster_db, runtime, refs), create(cluster_db, runtime, refs)
+    same_deals(cluster_db, celery, embedded)
     run_tournament(cluster_db, runtime, embedded, workers=1)
 
     first, second = workers.start(), workers.start()

@@ -6,17 +6,13 @@ message; it reports on stderr how many it got out:
     FLOODED <n> messages (<MiB> MiB)
 """
 
-import os
-import signal
 import sys
 import threading
 import time
-from concurrent import futures
-
-import grpc
 
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.sdk.server import serve_servicer
 
 PAYLOAD = "F" * (60 * 1024)
 
@@ -56,15 +52,7 @@ class Flood(pb_grpc.BotServicer):
 
 
 def main():
-    address = sys.argv[-1] if len(sys.argv) > 1 else os.environ["CALLBREAK_ADDRESS"]
-    done = threading.Event()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_BotServicer_to_server(Flood(done), server)
-    server.add_insecure_port(address)
-    server.start()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    done.wait()
-    server.stop(grace=0.5).wait()
+    serve_servicer(Flood, threads=4)
 
 
 if __name__ == "__main__":

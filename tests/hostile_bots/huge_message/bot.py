@@ -7,16 +7,12 @@ on stderr:
     SENT <n> messages of 4 MiB
 """
 
-import os
-import signal
 import sys
 import threading
-from concurrent import futures
-
-import grpc
 
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.sdk.server import serve_servicer
 
 HUGE = "H" * (4 * 1024 * 1024)
 
@@ -53,15 +49,7 @@ def drain(request_iterator):
 
 
 def main():
-    address = sys.argv[-1] if len(sys.argv) > 1 else os.environ["CALLBREAK_ADDRESS"]
-    done = threading.Event()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    pb_grpc.add_BotServicer_to_server(Huge(done), server)
-    server.add_insecure_port(address)
-    server.start()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    done.wait()
-    server.stop(grace=0.5).wait()
+    serve_servicer(Huge)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 ABSTRACT = b"\0callbreak-hostile-memory"
@@ -101,12 +100,10 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--keeper"]:
 
 # --------------------------------------------------------------------------- the bot
 
-from concurrent import futures  # noqa: E402
-
-import grpc  # noqa: E402
 
 from arena.proto import bot_pb2 as pb  # noqa: E402
 from arena.proto import bot_pb2_grpc as pb_grpc  # noqa: E402
+from arena.sdk.server import serve_servicer  # noqa: E402
 
 MEMORY = []  # every record of every stream this process served
 
@@ -261,14 +258,8 @@ def main():
     except (OSError, subprocess.SubprocessError) as exc:
         say(f"could not start the keeper: {exc}")
     time.sleep(0.1)  # let it bind
-    done = threading.Event()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    pb_grpc.add_BotServicer_to_server(Remembers(address), server)
-    server.add_insecure_port(address)
-    server.start()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    done.wait()  # serve every stream until stopped: a kept process would remember
-    server.stop(grace=0.5).wait()
+    # Serve every stream until stopped (it never sets the event): a kept process remembers.
+    serve_servicer(lambda _done: Remembers(address), address, threads=4)
 
 
 if __name__ == "__main__":

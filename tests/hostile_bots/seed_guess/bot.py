@@ -18,21 +18,16 @@ log; the cumulative line after every deal):
 """
 
 import hashlib
-import os
 import re
-import signal
 import sys
-import threading
 import time
-from concurrent import futures
-
-import grpc
 
 from arena.bots.wire import rules_from_proto
 from arena.game import derive_seed, parse_card
 from arena.game.deal import fresh_hands
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.sdk.server import serve_servicer
 
 SMALL_SEEDS = range(0, 1001)  # seed 1 (the old validation seed) among them
 CLOCK_WINDOW_S = 3600  # the wall clock of the last hour, in seconds
@@ -194,15 +189,7 @@ class SeedGuess(pb_grpc.BotServicer):
 
 
 def main():
-    address = sys.argv[-1] if len(sys.argv) > 1 else os.environ["CALLBREAK_ADDRESS"]
-    done = threading.Event()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    pb_grpc.add_BotServicer_to_server(SeedGuess(done), server)
-    server.add_insecure_port(address)
-    server.start()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    done.wait()
-    server.stop(grace=0.5).wait()
+    serve_servicer(SeedGuess)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,9 @@
 """A raw callbreak.v1 servicer (no SDK) that answers every decision with a legal move but
 the wrong id: the request's id + 1000."""
 
-import os
-import signal
-import sys
-import threading
-from concurrent import futures
-
-import grpc
-
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.sdk.server import serve_servicer
 
 OFFSET = 1000
 
@@ -39,15 +32,7 @@ class StaleId(pb_grpc.BotServicer):
 
 
 def main():
-    address = sys.argv[-1] if len(sys.argv) > 1 else os.environ["CALLBREAK_ADDRESS"]
-    done = threading.Event()
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-    pb_grpc.add_BotServicer_to_server(StaleId(done), server)
-    server.add_insecure_port(address)
-    server.start()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    done.wait()
-    server.stop(grace=0.5).wait()
+    serve_servicer(StaleId)
 
 
 if __name__ == "__main__":
