@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import insert, select, text, update
 from sqlalchemy.engine import URL
+from store import postgres_database  # benchmarks/store.py: a migrated private schema
 
 from arena.bots.factory import house_player
 from arena.game import PAGAT
@@ -42,10 +43,7 @@ from arena.store import (
     Replay,
     add_bot_version,
     create_tournament,
-    engine_for,
-    normalise_url,
     set_tournament_status,
-    upgrade,
 )
 from arena.store.models import utcnow
 from arena.store.results import REPLAY_ZLIB_JSON, compress_replay
@@ -57,23 +55,6 @@ DEFAULT_PG = os.environ.get(
 BOTS, GAMES_PER_MATCH, DEALS = 50, 4, 5
 RULES = PAGAT.with_(deals_per_game=DEALS)
 CLOCK = {"decision_ms": 1000, "bank_ms": 10_000, "startup_ms": 15_000}
-
-
-@contextmanager
-def private_schema(base_url: str) -> Iterator[URL]:
-    base = normalise_url(base_url)
-    schema = f"arena_dash_bench_{os.getpid()}"
-    admin = engine_for(base)
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    try:
-        url = base.update_query_dict({"options": f"-csearch_path={schema}"})
-        upgrade(url)
-        yield url
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
 
 
 def replay_blobs(count: int) -> list[bytes]:
@@ -242,7 +223,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--postgres", default=DEFAULT_PG)
     args = parser.parse_args()
-    with private_schema(args.postgres) as url, tempfile.TemporaryDirectory() as tmp:
+    with postgres_database(args.postgres) as url, tempfile.TemporaryDirectory() as tmp:
         db = Database(url)
         t0 = time.perf_counter()
         ids = fill(db, args.games, args.tournaments, args.replays, tmp)
