@@ -25,6 +25,7 @@ from arena.store import Database, claimable_matches, progress, set_tournament_st
 from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
 from arena.tournaments.standings import finish_tournament
+from arena.tournaments.stopping import Stopped, request_stop, stoppable
 
 Progress = Callable[[str, int, int], None]  # (status of the match just ended, done, total)
 POLL_S = 0.5  # how often to look again while other workers hold the remaining matches
@@ -127,12 +128,7 @@ def interrupts_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-class Stopped(BaseException):
-    """The run was stopped: abandon the match being played (its lease is given back)."""
-
-
 _worker: tuple[Database, Runtime, Event] | None = None
-_playing = False
 
 
 def _init_worker(url: str, runtime: Runtime, stop: Event, parent: int) -> None:
@@ -141,7 +137,7 @@ def _init_worker(url: str, runtime: Runtime, stop: Event, parent: int) -> None:
     global _worker
     die_with(parent)()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGUSR1, _stop_match)
+    signal.signal(signal.SIGUSR1, lambda *_: request_stop())
     _worker = (Database(url), runtime, stop)
 
     def watch() -> None:
@@ -151,24 +147,16 @@ def _init_worker(url: str, runtime: Runtime, stop: Event, parent: int) -> None:
     threading.Thread(target=watch, name="stop-watch", daemon=True).start()
 
 
-def _stop_match(_signum: int, _frame: object) -> None:
-    if _playing:
-        raise Stopped
-
-
 def _work(match_id: int) -> str:
-    global _playing
     assert _worker is not None
     db, runtime, stop = _worker
     if stop.is_set():
         return "stopped"  # left pending, for the next run
     try:
-        _playing = True
-        return run_match(db, runtime, match_id, worker_name())
+        with stoppable():
+            return run_match(db, runtime, match_id, worker_name())
     except Stopped:
         return "stopped"
-    finally:
-        _playing = False
 
 
 def worker_name() -> str:

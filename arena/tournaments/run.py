@@ -34,6 +34,7 @@ from arena.store import (
 )
 from arena.tournaments.registry import Runtime, player_for
 from arena.tournaments.standings import snapshot_if_due
+from arena.tournaments.stopping import shielded
 
 MAX_LOG_BYTES = 64 * 1024
 logger = logging.getLogger(__name__)
@@ -66,24 +67,30 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
     lease was lost and another attempt took over.
     """
     settings = runtime.settings
-    with db.session() as s:
-        lease = claim_match(s, match_id, worker, settings.lease_s, settings.max_attempts)
-    if lease is None:
-        return "skipped"
-    log_dir = runtime.log_dir(match_id, lease.token)
+    lease, log_dir = None, None
     try:
+        # A stop comes after the claim, inside this try (which gives it back), or not at all.
+        with shielded(), db.session() as s:
+            lease = claim_match(s, match_id, worker, settings.lease_s, settings.max_attempts)
+        if lease is None:
+            return "skipped"
+        log_dir = runtime.log_dir(match_id, lease.token)
         with keep_lease(db, lease, settings.lease_s):
             status = _play_and_record(db, runtime, lease, log_dir)
     except Exception as exc:
-        with db.session() as s:
+        if lease is None:
+            raise  # the claim itself failed: nothing to give back
+        with shielded(), db.session() as s:
             status = release_match(s, lease, f"{type(exc).__name__}: {exc}", settings.max_attempts)
         return {"pending": "retry", "failed": "failed"}.get(status or "", "late")
     except BaseException:  # Ctrl-C or a stop request: give the match back at once
-        with db.session() as s:
-            release_match(s, lease, "interrupted", settings.max_attempts, interrupted=True)
+        if lease is not None:
+            with shielded(), db.session() as s:
+                release_match(s, lease, "interrupted", settings.max_attempts, interrupted=True)
         raise
     finally:
-        shutil.rmtree(log_dir, ignore_errors=True)
+        if log_dir is not None:
+            shutil.rmtree(log_dir, ignore_errors=True)
     if status == "done":
         rate_as_results_arrive(db, match_id)
     return status
@@ -93,7 +100,7 @@ def _play_and_record(db: Database, runtime: Runtime, lease: Lease, log_dir: Path
     started = time.perf_counter()
     result, versions = play_stored_match(db, runtime, lease.match_id, log_dir, lease)
     logs = captured_logs(log_dir, versions)
-    with db.session() as s:
+    with shielded(), db.session() as s:
         stored = record_result(s, lease, result, time.perf_counter() - started, logs)
     return "done" if stored else "late"
 
@@ -125,7 +132,7 @@ def play_stored_match(
 def store_progress(db: Database, lease: Lease, record: dict) -> None:
     """Best effort: a failed write costs the page one update, never the match."""
     try:
-        with db.session() as s:
+        with shielded(), db.session() as s:
             save_live_record(s, lease, record)
     except SQLAlchemyError as exc:
         logger.warning("match %s: progress not stored: %s", lease.match_id, exc)
