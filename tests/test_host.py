@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
+
 from click.testing import CliRunner
 
 from arena.bots.sandbox import SandboxPolicy
 from arena.cli import main
-from arena.host import install, plan
+from arena.host import Plan, install, plan
 from tests.support import need_sandbox
+
+SETUP = importlib.import_module("arena.cli.setup")  # the module; arena.cli.setup is the command
 
 
 def fake_which(present: set[str]):
@@ -65,8 +69,35 @@ def test_setup_checks_the_real_sandbox(monkeypatch):
     assert "the bwrap sandbox is unusable (/nonexistent/bwrap not found)" in result.stderr
 
 
-def test_setup_on_a_ready_machine_installs_nothing_and_says_so():
+def test_setup_on_a_ready_machine_installs_nothing_and_says_so(monkeypatch):
     need_sandbox(SandboxPolicy())
+    calls = []
+    monkeypatch.setattr(SETUP, "plan", lambda: Plan((), (), ("apt-get",)))
+    monkeypatch.setattr(SETUP, "install", lambda *args: calls.append(args) or True)
     result = CliRunner().invoke(main, ["setup"])
     assert result.exit_code == 0, result.output
     assert "sandbox: bubblewrap works" in result.stdout
+    assert calls == []
+
+
+def test_setup_installs_what_is_missing_when_it_may(monkeypatch):
+    """The plan is faked (nothing is really installed); the sandbox check after it is real."""
+    need_sandbox(SandboxPolicy())
+    plans = iter([Plan(("bubblewrap",), ("npm",), ("apt-get",)), Plan((), (), ("apt-get",))])
+    calls = []
+    monkeypatch.setattr(SETUP, "plan", lambda: next(plans, Plan((), (), ())))
+    monkeypatch.setattr(SETUP, "install", lambda *args: calls.append(args) or True)
+    result = CliRunner().invoke(main, ["setup"])
+    assert result.exit_code == 0, result.output
+    assert calls == [(("bubblewrap", "npm"), ("apt-get",))]
+
+
+def test_setup_says_what_to_install_when_it_may_not(monkeypatch):
+    monkeypatch.delenv("ARENA_SANDBOX_MODE", raising=False)
+    monkeypatch.setattr(SETUP, "plan", lambda: Plan(("bubblewrap",), (), ()))
+    result = CliRunner().invoke(main, ["setup"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "Error: the bot sandbox needs bubblewrap: install the missing system packages: "
+        "sudo apt-get install bubblewrap"
+    )

@@ -34,6 +34,6 @@ def make_player(
         )
     house = parse_house(spec, bare=True)
     if house is not None:
-        return house_player(house.kind, seed, f"house:{house.kind}")
+        return house_player(house.kind, seed)
     known = ", ".join(HOUSE_BOTS)
     raise PackageError(f"{spec}: no such bot directory or archive, and not a house bot ({known})")

@@ -34,7 +34,7 @@ from arena.text import printable
 
 _CLOSE = object()
 MAX_MESSAGE_BYTES = 64 * 1024  # a DecisionReply or HelloReply is a few dozen bytes
-MAX_HELLO_FIELD = 64  # characters kept of HelloReply.name and .version
+MAX_HELLO_FIELD = 64  # characters kept of HelloReply.name
 _CHANNEL_OPTIONS = (
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.http2.bdp_probe", 0),  # keep the flow-control window small: no buffering ahead
@@ -54,7 +54,7 @@ class GrpcPlayer:
 
     def __init__(self, target: str, name: str) -> None:
         self.target, self.name = target, name
-        self.bot_name = self.bot_version = ""
+        self.bot_name = ""
         self._channel: grpc.Channel | None = None
         self._reset()
 
@@ -89,7 +89,6 @@ class GrpcPlayer:
         if reply.WhichOneof("kind") != "hello" or reply.hello.protocol != PROTOCOL:
             raise BotDied(f"bad handshake: expected HelloReply speaking {PROTOCOL}")
         self.bot_name = printable(reply.hello.name, MAX_HELLO_FIELD)
-        self.bot_version = printable(reply.hello.version, MAX_HELLO_FIELD)
 
     def _read(self, responses) -> None:
         try:

@@ -20,6 +20,7 @@ from arena.bots.sandbox import (
     SandboxUnavailable,
     UnsafeSocket,
     launch,
+    resolve_mode,
 )
 from arena.text import printable
 
@@ -51,7 +52,7 @@ class ProcessPlayer:
         self.log_name = log_name or f"{self.name}.log"
         self.log_path: Path | None = None
         self._starts = 0
-        self.sandbox = "bwrap"  # until a start says otherwise
+        self.sandbox = "bwrap"  # what the policy gives, set by start()
         self._proc: SandboxedProcess | None = None
         self._grpc: GrpcPlayer | None = None
 
@@ -59,6 +60,7 @@ class ProcessPlayer:
         deadline = time.monotonic() + timeout_s
         self._open_log()
         try:
+            self.sandbox = resolve_mode(self.policy)  # so a bot that fails to start is marked too
             self._proc = launch(
                 self.package.launch_command(),
                 self.package.root,
@@ -73,7 +75,6 @@ class ProcessPlayer:
             raise  # the platform's problem, not the bot's
         except (SandboxError, OSError) as exc:
             raise BotDied(f"could not start: {exc}") from None
-        self.sandbox = self._proc.mode
         self._grpc = GrpcPlayer(self._connect_address(deadline), self.name)
         try:
             self._grpc.start(info, max(0.1, deadline - time.monotonic()))

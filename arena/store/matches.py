@@ -71,16 +71,6 @@ def pending_matches(s: Session, tournament_id: int) -> list[Match]:
     return list(s.scalars(query))
 
 
-def unfinished_matches(s: Session, tournament_id: int) -> list[int]:
-    """Ids of the matches not done and not failed, by table index."""
-    query = (
-        select(Match.id)
-        .where(Match.tournament_id == tournament_id, Match.status.in_(("pending", "running")))
-        .order_by(Match.table_index)
-    )
-    return list(s.scalars(query))
-
-
 def claim_match(
     s: Session,
     match_id: int,

@@ -462,6 +462,21 @@ def test_the_unsafe_flag_runs_and_marks_the_result(arena, no_bwrap, tmp_path):
     assert json.loads(replay.read_text())["sandbox"] == ["rlimits"] + ["in-process"] * 3
 
 
+def test_without_bwrap_tournament_runs_and_workers_refuse(arena, no_bwrap):
+    ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
+    ok(arena("tournament", "create", "--bots", "random", "--deals", "1"))
+    for args in (("tournament", "run", "1", "--workers", "1"), ("worker",)):
+        one_line_error(arena(*args), "the bwrap sandbox is unusable", "--unsafe-no-sandbox")
+    assert "running" not in ok(arena("tournament", "list"))  # nothing was claimed
+
+
+def test_an_unsandboxed_tournament_is_marked_in_its_standings(arena, no_bwrap):
+    ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
+    ok(arena("tournament", "create", "--bots", "random", "--deals", "1", "--games-per-match", "1"))
+    out = ok(arena("tournament", "run", "1", "--workers", "1", "--unsafe-no-sandbox"))
+    assert re.search(r"UNSANDBOXED: 4 match\(es\) ran bots without bwrap", out.replace("\n", " "))
+
+
 @pytest.mark.parametrize(
     ("broker", "fragment"),
     [
