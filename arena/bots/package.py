@@ -22,7 +22,10 @@ MAX_UNPACKED_BYTES = 64 * 1024 * 1024
 MAX_FILES = 5000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")  # shown everywhere: no markup
-_KEYS = {"name", "version", "command", "language", "runtime", "description"}
+_KEYS = {"name", "version", "command", "language", "runtime", "description", "protocol"}
+# How the platform talks to the bot: callbreak.v1 over gRPC, or the Bhoos "Smart Bots"
+# HTTP/JSON protocol (docs/bhoos.md).
+PROTOCOLS = ("grpc", "bhoos-http")
 
 
 class PackageError(ValueError):
@@ -38,6 +41,7 @@ class BotPackage:
     sha256: str
     language: str = ""
     runtime: str = ""
+    protocol: str = "grpc"
 
     def launch_command(self) -> list[str]:
         """The command to run; ``python``/``python3`` mean the platform's own interpreter,
@@ -69,6 +73,11 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
     ):
         raise PackageError(
             f'{where}: command must be a list of strings, e.g. ["python3", "bot.py"]'
+        )
+    protocol = data.get("protocol", "grpc")
+    if protocol not in PROTOCOLS:
+        raise PackageError(
+            f"{where}: unknown protocol {protocol!r} (choose one of: {', '.join(PROTOCOLS)})"
         )
     return data
 
@@ -104,6 +113,7 @@ def _from_dir(root: Path, digest: str) -> BotPackage:
         sha256=digest,
         language=str(data.get("language", "")),
         runtime=str(data.get("runtime", "")),
+        protocol=data.get("protocol", "grpc"),
     )
 
 

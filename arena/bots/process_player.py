@@ -1,14 +1,18 @@
-"""A Player that runs a bot package as a sandboxed process and talks to it over gRPC."""
+"""A Player that runs a bot package as a sandboxed process and talks to it over its
+manifest's protocol: gRPC, or Bhoos HTTP through a relay in the sandbox."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from arena.bots.bhoos import relay
+from arena.bots.bhoos.player import BhoosPlayer
 from arena.bots.grpc_player import GrpcPlayer
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import BotPackage
@@ -25,11 +29,14 @@ from arena.bots.sandbox import (
 from arena.text import printable
 
 _EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before reporting
+# The relay runs with the platform's Python, isolated and without site: stdlib only.
+_RELAY = [sys.executable, "-I", "-S", relay.__file__]
 
 
 class ProcessPlayer:
     """Starts the package's command in the sandbox with the socket address as its last
-    argument and in ``CALLBREAK_ADDRESS``; its log is kept in ``log_dir``.
+    argument and in ``CALLBREAK_ADDRESS`` (a ``bhoos-http`` bot: behind the relay, which
+    serves that socket, without the argument); its log is kept in ``log_dir``.
 
     Every :meth:`start` launches a fresh sandbox (the referee starts each game anew); the
     outputs of all of them go to one log file, ``log_name`` (default: the player's name),
@@ -54,20 +61,22 @@ class ProcessPlayer:
         self._starts = 0
         self.sandbox = "bwrap"  # what the policy gives, set by start()
         self._proc: SandboxedProcess | None = None
-        self._grpc: GrpcPlayer | None = None
+        self._conn: GrpcPlayer | BhoosPlayer | None = None
+        self._bhoos = package.protocol == "bhoos-http"
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
         self._open_log()
         try:
             self.sandbox = resolve_mode(self.policy)  # so a bot that fails to start is marked too
+            command = self.package.launch_command()
             self._proc = launch(
-                self.package.launch_command(),
+                [*_RELAY, *command] if self._bhoos else command,
                 self.package.root,
                 log_path=self.log_path,
                 limits=self._limits_left(),
                 address_env="CALLBREAK_ADDRESS",
-                address_arg=True,
+                address_arg=not self._bhoos,
                 append_log=True,
                 policy=self.policy,
             )
@@ -75,9 +84,10 @@ class ProcessPlayer:
             raise  # the platform's problem, not the bot's
         except (SandboxError, OSError) as exc:
             raise BotDied(f"could not start: {exc}") from None
-        self._grpc = GrpcPlayer(self._connect_address(deadline), self.name)
+        connector = BhoosPlayer if self._bhoos else GrpcPlayer
+        self._conn = connector(self._connect_address(deadline), self.name)
         try:
-            self._grpc.start(info, max(0.1, deadline - time.monotonic()))
+            self._conn.start(info, max(0.1, deadline - time.monotonic()))
         except BotDied as exc:
             raise type(exc)(self._explain(exc.reason)) from None
 
@@ -110,16 +120,16 @@ class ProcessPlayer:
             raise BotDied(f"refused to connect: {exc}") from None
 
     def decide(self, request: Request, timeout_s: float) -> Move:
-        if self._grpc is None:
+        if self._conn is None:
             raise BotDied("not started")
         try:
-            return self._grpc.decide(request, timeout_s)
+            return self._conn.decide(request, timeout_s)
         except BotDied as exc:
             raise type(exc)(self._explain(exc.reason)) from None
 
     def notify(self, event: Event) -> None:
-        if self._grpc is not None:
-            self._grpc.notify(event)
+        if self._conn is not None:
+            self._conn.notify(event)
 
     def cpu_seconds(self) -> float | None:
         """CPU time of the bot's live processes (one /proc scan: call it per game, not per move)."""
@@ -128,9 +138,9 @@ class ProcessPlayer:
         return self._proc.usage().cpu_seconds
 
     def close(self) -> None:
-        if self._grpc is not None:
-            self._grpc.close()
-            self._grpc = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
         if self._proc is not None:
             self._proc.stop()
 
