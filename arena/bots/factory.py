@@ -1,9 +1,11 @@
-"""Turn what a user names (a house bot or a bot package path) into a Player."""
+"""Turn what a user names (a house bot, a bot package path or a remote Bhoos bot's URL)
+into a Player."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from arena.bots.bhoos.player import BhoosPlayer
 from arena.bots.house import HOUSE_BOTS
 from arena.bots.house.names import house_player, parse_house
 from arena.bots.limits import DEFAULT_LIMITS, Limits
@@ -23,8 +25,14 @@ def make_player(
     unpack_dir: Path | None = None,
     entrant: int = 0,
 ) -> Player:
-    """``spec`` is a bot directory or zip, or a house bot name (``heuristic``, ``house:random``).
+    """``spec`` is a bot directory or zip, a house bot name (``heuristic``, ``house:random``)
+    or the URL of a running Bhoos HTTP bot (``http://host:7000``, not sandboxed).
     A process bot logs to ``<entrant + 1>-<name>.log``: one file per seat, even for copies."""
+    if spec.startswith("http://"):
+        try:
+            return BhoosPlayer(spec, spec)
+        except ValueError as exc:
+            raise PackageError(str(exc)) from None
     path = Path(spec)
     if path.exists():
         package = load_package(path, unpack_dir)

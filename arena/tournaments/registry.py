@@ -18,7 +18,7 @@ from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxPolicy, resolve_mode
 from arena.config import Settings
-from arena.game import PAGAT
+from arena.game import BHOOS, PAGAT
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
 from arena.store import (
     BlobStore,
@@ -120,7 +120,8 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
 
 
 def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
-    """Play one short game of four copies; the first fault, if any, is why it is rejected."""
+    """Play one short game of four copies (under the rules its protocol implies: a Bhoos
+    bot knows only the bhoos preset); the first fault, if any, is why it is rejected."""
     log_dir = runtime.log_dir("validation", package.sha256[:12])
     players = [
         ProcessPlayer(
@@ -134,7 +135,7 @@ def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
     ]
     spec = MatchSpec(
         f"validation-{package.sha256[:12]}",
-        PAGAT.with_(deals_per_game=2),
+        (BHOOS if package.protocol == "bhoos-http" else PAGAT).with_(deals_per_game=2),
         seed=secret_seed(),
         games=1,
         clock=Clock(decision_ms=1000, bank_ms=5000, startup_ms=20_000),

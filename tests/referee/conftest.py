@@ -28,7 +28,7 @@ from arena.bots.package import load_package
 from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxPolicy
-from arena.game import PAGAT, validate_record
+from arena.game import BHOOS, PAGAT, Ruleset, validate_record
 from arena.referee import Clock, MatchSpec, play_match
 from arena.referee.result import Fault, MatchResult
 from tests.support import need_sandbox
@@ -36,6 +36,7 @@ from tests.support import need_sandbox
 HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 RULES = PAGAT.with_(deals_per_game=2)
+BHOOS_RULES = BHOOS.with_(deals_per_game=2)  # for bots of the Bhoos HTTP protocol
 GAMES = 4
 FAST_CLOCK = Clock(decision_ms=100, bank_ms=300, startup_ms=10_000)
 POLICY = SandboxPolicy(mode="bwrap", stop_grace_seconds=0.5)
@@ -214,7 +215,7 @@ def open_area() -> Iterator[Path]:
 def run_match(tmp_path: Path, sandbox_policy: SandboxPolicy) -> Iterator[Callable[..., MatchRun]]:
     """Play a match with ``bot`` (a folder name under tests/hostile_bots or the path of a
     bot package; copied into tmp_path unless it is there already) as entrant 0 against
-    three house bots."""
+    three house bots, under ``rules`` (two deals of pagat unless told)."""
     players: list[Player] = []
 
     def run(
@@ -224,6 +225,7 @@ def run_match(tmp_path: Path, sandbox_policy: SandboxPolicy) -> Iterator[Callabl
         limits: Limits = DEFAULT_LIMITS,
         max_strikes: int = 3,
         seed: int = 7,
+        rules: Ruleset = RULES,
     ) -> MatchRun:
         bot_dir = HOSTILE_BOTS / bot if isinstance(bot, str) else Path(bot)
         if not bot_dir.resolve().is_relative_to(tmp_path.resolve()):
@@ -235,7 +237,7 @@ def run_match(tmp_path: Path, sandbox_policy: SandboxPolicy) -> Iterator[Callabl
         players[:] = [hostile, *(house_player("random", s, "house:random") for s in (1, 2, 3))]
         spec = MatchSpec(
             f"match-{package.name}",
-            rules=RULES,
+            rules=rules,
             seed=seed,
             games=GAMES,
             clock=clock,

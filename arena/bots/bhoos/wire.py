@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.bots.player import BadReply, Kind, Move, Request
-from arena.game import Card, Observation, Ruleset, parse_card
-from arena.game.rules import BHOOS
+from arena.game import BHOOS, Card, Observation, Ruleset, parse_card
 
 PLAYER_IDS = ("P0", "P1", "P2", "P3")  # index = seat
 _RANKS = "23456789TJQK1"  # the contest writes the ace as 1

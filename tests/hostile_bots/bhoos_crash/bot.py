@@ -1,0 +1,44 @@
+"""Plays legally, then on its 5th request (/hi not counted) hard-exits with status 3."""
+
+import json
+import os
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+from arena.bots.bhoos.wire import card_in, card_out
+from arena.game import BHOOS, legal_plays
+
+CRASH_ON = 5
+
+
+class Crash(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    requests = 0
+
+    def do_GET(self):
+        self.answer({"value": "hello"})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        Crash.requests += 1
+        if Crash.requests == CRASH_ON:
+            print(f"crashing on decision {Crash.requests}", file=sys.stderr, flush=True)
+            os._exit(3)
+        if self.path == "/bid":
+            return self.answer({"value": 1})
+        hand = [card_in(c) for c in body["cards"]]
+        legal = legal_plays(hand, [card_in(c) for c in body["played"]], BHOOS)
+        self.answer({"value": card_out(legal[0])})
+
+    def answer(self, value):
+        data = json.dumps(value).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+HTTPServer(("127.0.0.1", 7000), Crash).serve_forever()
