@@ -69,6 +69,10 @@ class ProcessPlayer:
         self._open_log()
         try:
             self.sandbox = resolve_mode(self.policy)  # so a bot that fails to start is marked too
+            if self._bhoos and self.sandbox != "bwrap":
+                # Without a network namespace of its own, port 7000 is the host's: another
+                # seat's bot could hold it and be asked for this seat's decisions.
+                raise BotDied("a bhoos-http bot needs the bwrap sandbox (a port 7000 of its own)")
             command = self.package.launch_command()
             self._proc = launch(
                 [*_RELAY, *command] if self._bhoos else command,
