@@ -1,0 +1,27 @@
+"""Registering Bhoos HTTP bots: validated by a real match of four sandboxed copies under
+the bhoos rules (the only rules the protocol's bots know), rejected with the fault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.bots.process_player import ProcessPlayer
+from arena.tournaments.registry import player_for, register_bot
+from tests.services.conftest import SAMPLE_BOTS
+
+HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
+
+
+def test_a_bhoos_bot_is_validated_and_runs_behind_its_protocol(db, runtime, tmp_path):
+    version = register_bot(db, runtime, SAMPLE_BOTS / "bhoos_lowcard")
+    assert (version.ref, version.status, version.reason) == ("bhoos-lowcard@1.0.0", "valid", "")
+    assert version.manifest["protocol"] == "bhoos-http"
+    player = player_for(db, runtime, version, 0, tmp_path)
+    assert isinstance(player, ProcessPlayer) and player.package.protocol == "bhoos-http"
+
+
+def test_a_faulty_bhoos_bot_is_rejected_under_the_bhoos_rules(db, runtime):
+    version = register_bot(db, runtime, HOSTILE_BOTS / "bhoos_illegal_moves")
+    assert version.status == "rejected"
+    # 1-8 is the bhoos call range: the validation match was played under those rules.
+    assert version.reason == "validation match: illegal_call: call 9 outside 1-8"
