@@ -159,6 +159,8 @@ def test_bad_statuses_and_bodies_are_malformed(peer) -> None:
         b"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n": "HTTP status 500",
         b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nnope": "not JSON: 'nope'",
         b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n\xff\xfe": "not JSON",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + b"7" * 5000: "not JSON",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 60000\r\n\r\n" + b"[" * 60000: "not JSON",
         b"hello there\r\n\r\n": "not a valid HTTP response",
         b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}": "not a valid HTTP response",
     }

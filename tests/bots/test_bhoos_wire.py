@@ -97,6 +97,7 @@ def test_answers_become_moves_and_anything_else_is_malformed() -> None:
         ("call", {"value": True}),
         ("call", {"value": 3.0}),
         ("call", {"value": "3"}),
+        ("call", {"value": 10**40}),
         ("call", {"bid": 3}),
         ("call", [3]),
         ("play", {"value": 7}),

@@ -15,6 +15,7 @@ from arena.game import BHOOS, Card, Observation, Ruleset, parse_card
 PLAYER_IDS = ("P0", "P1", "P2", "P3")  # index = seat
 _RANKS = "23456789TJQK1"  # the contest writes the ace as 1
 _SUITS = "SHCD"
+_MAX_BID = 2**32  # what a gRPC bot's uint32 can say: keeps fault reasons short
 
 
 def card_out(card: Card) -> str:
@@ -78,7 +79,7 @@ def move_from(kind: Kind, answer: object) -> Move:
         raise BadReply(f'expected a JSON object {{"value": ...}}, got {_short(answer)}')
     value = answer["value"]
     if kind == "call":
-        if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _MAX_BID:
             raise BadReply(f"a bid must be a whole number, got {_short(value)}")
         return value
     return card_in(value)
