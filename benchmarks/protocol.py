@@ -1,6 +1,8 @@
 """Decision round trip over the bot protocol, and the wall time of a whole process match.
 
 Run: python benchmarks/protocol.py [--decisions N]
+Also the same round trip to a sandboxed Bhoos HTTP bot (issue 12: one HTTP request per
+decision, through the relay in its sandbox) against the gRPC process bot.
 Targets (issue 3): p50 <= 250 µs per decision for a trivial sandboxed Python bot, and a
 4-game x 5-deal match of four process bots in under 3 s including start-up (issue 7: with a
 fresh process for every game, so start-up is paid once per game; printed separately).
@@ -25,18 +27,19 @@ from arena.bots.package import load_package
 from arena.bots.player import MatchInfo, Request
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import resolve_mode
-from arena.game import PAGAT, Deal
+from arena.game import BHOOS, PAGAT, Deal, Ruleset
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.referee import Clock, MatchSpec, play_match
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random"
+BHOOS_BOT = ROOT / "sample_bots" / "bhoos_lowcard"
 
 
-def requests(n: int) -> list[Request]:
+def requests(n: int, rules: Ruleset = PAGAT) -> list[Request]:
     """Realistic mid-deal PLAY requests (a few tricks played, a full observation to send)."""
-    deal = Deal(PAGAT, 7)
+    deal = Deal(rules, 7)
     for _ in range(4):
         deal.call(deal.to_act, 3)
     for _ in range(17):
@@ -46,7 +49,7 @@ def requests(n: int) -> list[Request]:
 
 
 def round_trips(player, reqs: list[Request]) -> list[float]:
-    player.start(MatchInfo("bench", PAGAT, 1000, 10_000), 15)
+    player.start(MatchInfo("bench", reqs[0].observation.rules, 1000, 10_000), 15)
     try:
         out = []
         for req in reqs:
@@ -137,11 +140,15 @@ def main() -> None:
     process = quantiles(round_trips(ProcessPlayer(load_package(RANDOM_BOT), "random"), reqs)[100:])
     inproc = quantiles(round_trips(house_player("random", 0, "house:random"), reqs)[100:])
     bare = quantiles(bare_stream(args.decisions)[100:])
-    row = "{:<23} p50 {:6.0f} µs  p99 {:6.0f} µs  {}"
+    bhoos_player = ProcessPlayer(load_package(BHOOS_BOT), "bhoos")
+    bhoos = quantiles(round_trips(bhoos_player, requests(args.decisions, BHOOS))[100:])
+    row = "{:<26} p50 {:6.0f} µs  p99 {:6.0f} µs  {}"
     print(row.format("sandboxed process bot:", *process, "(target p50 <= 250)"))
     print(row.format("in-process bot:", *inproc, ""))
     print(row.format("bare gRPC stream echo:", *bare, "(baseline: unsandboxed, no game)"))
+    print(row.format("sandboxed Bhoos HTTP bot:", *bhoos, "(Node, via the relay)"))
     print(f"sandboxed bot / bare stream at p50: {process[0] / bare[0]:.2f}x")
+    print(f"Bhoos HTTP bot / gRPC process bot at p50: {bhoos[0] / process[0]:.2f}x")
     starts = [start_four() for _ in range(5)]
     walls = [match_wall_time() for _ in range(3)]
     start = statistics.median(starts)
