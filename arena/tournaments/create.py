@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import asdict
 
+from arena.bots.bhoos.wire import plays_bhoos
 from arena.bots.house.names import parse_house
 from arena.game import Ruleset
 from arena.referee import Clock, secret_seed
@@ -42,6 +43,11 @@ def new_tournament(
         raise StoreError("a tournament needs at least one entrant (--bots)")
     seed = random.randrange(2**31) if seed is None else seed
     entrants = _resolve(db, runtime, bot_refs)
+    for ref, version in zip(bot_refs, entrants, strict=True):
+        if version.manifest.get("protocol") == "bhoos-http" and not plays_bhoos(rules):
+            raise StoreError(
+                f"{ref} is a Bhoos HTTP bot: it plays the bhoos rules only, not {rules.name}"
+            )
     # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
     entered = {v.bot.name for v in entrants if "house" in v.manifest}
     spare = [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]

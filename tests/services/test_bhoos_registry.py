@@ -1,13 +1,19 @@
 """Registering Bhoos HTTP bots: validated by a real match of four sandboxed copies under
-the bhoos rules (the only rules the protocol's bots know), rejected with the fault."""
+the bhoos rules (the only rules the protocol's bots know), rejected with the fault; and
+entered only into tournaments under those rules."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.bots.process_player import ProcessPlayer
+from arena.game import BHOOS, PAGAT
+from arena.store import StoreError, Tournament
+from arena.tournaments.create import new_tournament
 from arena.tournaments.registry import player_for, register_bot
-from tests.services.conftest import SAMPLE_BOTS
+from tests.services.conftest import SAMPLE_BOTS, counts, valid_bot
 
 HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
 
@@ -25,3 +31,13 @@ def test_a_faulty_bhoos_bot_is_rejected_under_the_bhoos_rules(db, runtime):
     assert version.status == "rejected"
     # 1-8 is the bhoos call range: the validation match was played under those rules.
     assert version.reason == "validation match: illegal_call: call 9 outside 1-8"
+
+
+def test_a_tournament_takes_a_bhoos_bot_only_under_the_bhoos_rules(db, store_runtime):
+    valid_bot(db, store_runtime, SAMPLE_BOTS / "bhoos_lowcard")
+    valid_bot(db, store_runtime, SAMPLE_BOTS / "random")
+    with pytest.raises(StoreError, match=r"bhoos-lowcard is a Bhoos HTTP bot: .* not pagat"):
+        new_tournament(db, store_runtime, ["bhoos-lowcard", "random"], rules=PAGAT)
+    assert counts(db, (Tournament,)) == {"tournaments": 0}
+    created = new_tournament(db, store_runtime, ["bhoos-lowcard", "random"], rules=BHOOS)
+    assert created.ruleset["name"] == "bhoos"
