@@ -1,5 +1,6 @@
-"""``arena play`` with a running Bhoos HTTP bot named by its URL (not sandboxed: the
-author's own server), here a small bot on an ephemeral loopback port."""
+"""``arena bot add`` validating a Bhoos HTTP bot, and ``arena play`` with a running Bhoos
+bot named by its URL (not sandboxed: the author's own server), here a small bot on an
+ephemeral loopback port."""
 
 from __future__ import annotations
 
@@ -7,15 +8,17 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
 
 from arena.bots.bhoos.wire import card_in, card_out
 from arena.game import BHOOS, legal_plays
-from tests.cli.test_cli import arena, home, ok, one_line_error, table_rows
+from tests.cli.test_cli import SAMPLE_BOTS, arena, home, ok, one_line_error, sandbox, table_rows
 
-__all__ = ["arena", "home"]  # fixtures
+__all__ = ["arena", "home", "sandbox"]  # fixtures
+HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
 
 
 class _LowCard(BaseHTTPRequestHandler):
@@ -74,3 +77,11 @@ def test_play_refuses_a_bad_bot_url_in_one_line(arena):
         arena("play", "http://127.0.0.1:7000/?x=1", "random", "random", "random"),
         "http://127.0.0.1:7000/?x=1: expected http://host:port",
     )
+
+
+def test_bot_add_validates_a_bhoos_bot_and_rejects_a_faulty_one(arena, sandbox):
+    out = ok(arena("bot", "add", SAMPLE_BOTS / "bhoos_lowcard"))
+    assert "bhoos-lowcard@1.0.0 (id 1) is valid" in out
+    error = one_line_error(arena("bot", "add", HOSTILE_BOTS / "bhoos_unknown_card"))
+    assert error.startswith("Error: hostile-bhoos-unknown-card@1.0.0 rejected: validation match: ")
+    assert "malformed: unknown card 'AS'" in error
