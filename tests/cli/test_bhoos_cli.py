@@ -5,6 +5,7 @@ ephemeral loopback port."""
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,6 +17,7 @@ import pytest
 from arena.bots.bhoos.wire import card_in, card_out
 from arena.game import BHOOS, legal_plays
 from tests.cli.test_cli import SAMPLE_BOTS, arena, home, ok, one_line_error, sandbox, table_rows
+from tests.support import need
 
 __all__ = ["arena", "home", "sandbox"]  # fixtures
 HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
@@ -80,6 +82,7 @@ def test_play_refuses_a_bad_bot_url_in_one_line(arena):
 
 
 def test_bot_add_validates_a_bhoos_bot_and_rejects_a_faulty_one(arena, sandbox):
+    need(shutil.which("node") is not None, "node is not installed (the sample is a Node bot)")
     out = ok(arena("bot", "add", SAMPLE_BOTS / "bhoos_lowcard"))
     assert "bhoos-lowcard@1.0.0 (id 1) is valid" in out
     error = one_line_error(arena("bot", "add", HOSTILE_BOTS / "bhoos_unknown_card"))

@@ -10,6 +10,7 @@ others, and no process of the bot survives (``MatchRun.assert_completed_and_cont
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,6 +40,7 @@ from tests.referee.test_hostile_matches import (
     own_decisions,
     replay_to,
 )
+from tests.support import need
 
 pytestmark = pytest.mark.slow
 
@@ -81,6 +83,7 @@ def table(
 ) -> Iterator[Callable[[list[Path]], tuple[MatchResult, list[ProcessPlayer], list[str]]]]:
     """Play a bhoos match between four process bots (package folders, copied); returns the
     result, the players and the processes left behind."""
+    need(shutil.which("node") is not None, "node is not installed (the sample is a Node bot)")
     players: list[ProcessPlayer] = []
 
     def play(bots: list[Path]) -> tuple[MatchResult, list[ProcessPlayer], list[str]]:
@@ -143,6 +146,7 @@ def test_bhoos_and_grpc_bots_play_at_one_table(table) -> None:
 
 
 def test_a_bhoos_bot_in_a_pagat_match_fails_to_start_with_the_reason(run_match) -> None:
+    need(shutil.which("node") is not None, "node is not installed (the sample is a Node bot)")
     run = run_match(BHOOS_SAMPLE, rules=RULES)
     run.assert_completed_and_contained()
     assert run.kinds() == ["start_failed", "forfeit"]

@@ -4,6 +4,7 @@ entered only into tournaments under those rules."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,13 @@ from arena.store import StoreError, Tournament
 from arena.tournaments.create import new_tournament
 from arena.tournaments.registry import player_for, register_bot
 from tests.services.conftest import SAMPLE_BOTS, counts, valid_bot
+from tests.support import need
 
 HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
 
 
 def test_a_bhoos_bot_is_validated_and_runs_behind_its_protocol(db, runtime, tmp_path):
+    need(shutil.which("node") is not None, "node is not installed (the sample is a Node bot)")
     version = register_bot(db, runtime, SAMPLE_BOTS / "bhoos_lowcard")
     assert (version.ref, version.status, version.reason) == ("bhoos-lowcard@1.0.0", "valid", "")
     assert version.manifest["protocol"] == "bhoos-http"
