@@ -24,6 +24,7 @@ from arena.bots.player import (
     Event,
     MatchInfo,
     Move,
+    Oversized,
     Request,
     StaleReply,
 )
@@ -41,10 +42,6 @@ _CHANNEL_OPTIONS = (
 )
 _PUT_POLL_S = 0.1
 _CLOSE_GRACE_S = 0.5  # for the bot to read the last events and end its side
-
-
-class Oversized(BotDied):
-    kind = "oversized"
 
 
 class GrpcPlayer:

@@ -94,6 +94,13 @@ class BotDied(BotFault):
     kind = "crash"
 
 
+class Oversized(BotDied):
+    """The bot sent more than a message may hold: the connection is dropped, the seat
+    forfeited."""
+
+    kind = "oversized"
+
+
 class Player(Protocol):
     name: str
     sandbox: str  # how it is confined: "bwrap", "rlimits" (unsafe), "in-process", "remote"

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from arena.bots.bhoos.client import MAX_BODY_BYTES, Oversized, call
+from arena.bots.bhoos.client import MAX_BODY_BYTES, call
 from arena.bots.bhoos.player import BhoosPlayer, endpoint_of
-from arena.bots.player import BadReply, BotDied, BotTimeout, MatchInfo
+from arena.bots.player import BadReply, BotDied, BotTimeout, MatchInfo, Oversized
 from arena.game import BHOOS, PAGAT
 
 Script = Callable[[socket.socket], None]

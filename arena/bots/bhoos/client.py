@@ -19,19 +19,13 @@ from dataclasses import dataclass
 
 import h11
 
-from arena.bots.player import BadReply, BotDied, BotTimeout
+from arena.bots.player import BadReply, BotDied, BotTimeout, Oversized
 
 MAX_HEAD_BYTES = 16 * 1024
 MAX_BODY_BYTES = 64 * 1024  # an answer is a few dozen bytes; the same cap as gRPC messages
 _READ_BYTES = 16 * 1024
 
 Connect = Callable[[float], socket.socket]  # timeout in seconds -> a connected socket
-
-
-class Oversized(BotDied):
-    """More than the caps allow: the exchange is abandoned and the seat forfeited."""
-
-    kind = "oversized"
 
 
 @dataclass(frozen=True)
