@@ -151,7 +151,7 @@ class NotRestarted:
             self.started = True
             self.inner.start(info, timeout_s)
         else:
-            self.inner._grpc.start(info, timeout_s)
+            self.inner._conn.start(info, timeout_s)
 
     def decide(self, request: Request, timeout_s: float) -> Move:
         return self.inner.decide(request, timeout_s)
@@ -163,8 +163,8 @@ class NotRestarted:
         return self.inner.cpu_seconds()
 
     def close(self) -> None:  # the stream only; the process lives on
-        if self.inner._grpc is not None:
-            self.inner._grpc.close()
+        if self.inner._conn is not None:
+            self.inner._conn.close()
 
 
 def test_control_remembering_bot_remembers_when_its_process_is_kept(
