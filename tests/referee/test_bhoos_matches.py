@@ -210,6 +210,23 @@ def test_an_answer_dripped_a_byte_at_a_time_times_out(run_match) -> None:
     assert "the platform hung up on my drip" in run.log
 
 
+def test_a_late_answer_is_one_timeout_and_the_bot_plays_on(run_match) -> None:
+    """Late once per game (each game is a fresh process): four timeouts, under a strike limit
+    of 5 no forfeit, and every other request answered in time on its own connection."""
+    run = run_match("bhoos_answers_late", rules=BHOOS_RULES, max_strikes=5)
+    run.assert_completed_and_contained()
+    assert run.kinds() == ["timeout"] * GAMES and not run.result.forfeited[0]
+    assert run.log.count("answering late") == GAMES
+    asked = own_decisions(run)
+    assert len(asked) == DECISIONS
+    late = [f.decision for f in run.faults()]
+    assert [e["id"] for _, _, e in asked if e.get("fault")] == late
+    assert sorted({g for g, _, e in asked if e.get("fault")}) == list(range(GAMES))
+    for decision in late:
+        obs, kind, played = replay_to(run.result.record, decision)
+        assert kind == "play" and played == str(fallback("play", obs))
+
+
 def test_an_endless_body_is_oversized_and_forfeits(run_match) -> None:
     run = run_match("bhoos_huge_body", rules=BHOOS_RULES)
     run.assert_completed_and_contained()
