@@ -102,11 +102,11 @@ def quantiles(samples: list[float]) -> tuple[float, float]:
     return cuts[49] * 1e6, cuts[98] * 1e6
 
 
-def match_wall_time(games: int = 4, deals: int = 5) -> float:
-    package = load_package(RANDOM_BOT)
+def match_wall_time(bot: Path = RANDOM_BOT, rules: Ruleset = PAGAT, games: int = 4) -> float:
+    package = load_package(bot)
     t0 = time.perf_counter()
-    players = [ProcessPlayer(package, f"random{i}") for i in range(4)]
-    spec = MatchSpec("bench", PAGAT.with_(deals_per_game=deals), 1, games, Clock())
+    players = [ProcessPlayer(package, f"bot{i}") for i in range(4)]
+    spec = MatchSpec("bench", rules.with_(deals_per_game=5), 1, games, Clock())
     result = play_match(spec, players)
     elapsed = time.perf_counter() - t0
     if result.faults:
@@ -157,6 +157,11 @@ def main() -> None:
         f"4 games x 5 deals, four random process bots: best {min(walls):.2f} s, "
         f"median {statistics.median(walls):.2f} s (4 start-ups included; target < 3 s), "
         f"of which start-ups ~{4 * start / statistics.median(walls):.0%}"
+    )
+    bhoos_walls = [match_wall_time(BHOOS_BOT, BHOOS) for _ in range(3)]
+    print(
+        f"4 games x 5 deals, four Bhoos HTTP bots (Node): best {min(bhoos_walls):.2f} s, "
+        f"median {statistics.median(bhoos_walls):.2f} s (4 start-ups included)"
     )
 
 
