@@ -11,6 +11,8 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from arena.bots.bhoos.player import BhoosPlayer
+from arena.bots.bhoos.wire import plays_bhoos
 from arena.bots.factory import make_player
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
@@ -68,6 +70,7 @@ def play(
         ]
         if any(isinstance(p, ProcessPlayer) for p in players):
             resolve_mode()  # refuses here, in one line, when there is no sandbox
+        _check_bhoos(players, ruleset)
     except (PackageError, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
     spec = MatchSpec(
@@ -85,6 +88,18 @@ def play(
     if replay_file:
         replay_file.write_text(json.dumps(result.record))
         console.print(f"Replay written to {replay_file}")
+
+
+def _check_bhoos(players, rules) -> None:
+    """A Bhoos HTTP bot knows only the bhoos rules: say so now rather than forfeit it."""
+    for p in players:
+        bhoos = isinstance(p, BhoosPlayer) or (
+            isinstance(p, ProcessPlayer) and p.package.protocol == "bhoos-http"
+        )
+        if bhoos and not plays_bhoos(rules):
+            raise click.ClickException(
+                f"{p.name} is a Bhoos HTTP bot: it plays the bhoos rules only (--rules bhoos)"
+            )
 
 
 def _run(spec: MatchSpec, players, console: Console, quiet: bool) -> MatchResult:

@@ -74,7 +74,16 @@ def test_play_with_a_remote_bhoos_bot_by_url(arena, remote_bot):
     assert paths.count("/bot/bid") == 2 * 2 and paths.count("/bot/play") == 2 * 2 * 13
 
 
-def test_play_refuses_a_bad_bot_url_in_one_line(arena):
+def test_play_refuses_a_bad_bot_url_or_other_rules_in_one_line(arena, remote_bot):
+    one_line_error(
+        arena("play", SAMPLE_BOTS / "bhoos_lowcard", "random", "random", "random"),
+        "bhoos-lowcard is a Bhoos HTTP bot: it plays the bhoos rules only (--rules bhoos)",
+    )
+    one_line_error(
+        arena("play", "random", remote_bot, "random", "random", "--rules", "pagat"),
+        f"{remote_bot} is a Bhoos HTTP bot",
+    )
+    assert _LowCard.paths == []  # refused before anything was started or asked
     one_line_error(
         arena("play", "http://127.0.0.1:7000/?x=1", "random", "random", "random"),
         "http://127.0.0.1:7000/?x=1: expected http://host:port",
