@@ -284,6 +284,15 @@ def test_a_bot_that_kills_its_relay_only_ends_itself(run_match) -> None:
     assert "exit status 137" in crash.reason  # the relay's SIGKILL ended the sandbox
 
 
+def test_a_bot_that_puts_its_own_server_in_place_of_the_relay_is_not_heard(run_match) -> None:
+    run = run_match("bhoos_replaces_relay", rules=BHOOS_RULES)
+    run.assert_completed_and_contained()
+    assert run.kinds() == []  # its real answers, through the relay, all arrived
+    assert run.log.count("replaced the relay's socket") == GAMES
+    assert "the impostor got a connection" not in run.log
+    assert len(own_decisions(run)) == DECISIONS
+
+
 def test_fault_reasons_stay_short_in_the_record(run_match) -> None:
     run = run_match("bhoos_bad_json", rules=BHOOS_RULES)
     assert all(len(f.reason) <= 200 for f in run.faults())
