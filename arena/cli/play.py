@@ -59,7 +59,8 @@ from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
 def play(
     bots, rules, deals, games, seed, decision_ms, bank_ms, replay_file, log_dir, quiet
 ) -> None:
-    """Play a match between four BOTS: bot directories/zips or house bots (random, heuristic)."""
+    """Play a match between four BOTS: bot directories/zips, house bots (random, heuristic) or
+    running Bhoos HTTP bots' URLs (http://host:7000)."""
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     seed = secret_seed() if seed is None else seed
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
