@@ -34,6 +34,6 @@ def make_player(
         )
     house = parse_house(spec, bare=True)
     if house is not None:
-        return house_player(house.kind, seed)
+        return house_player(house.kind, seed, house.stored_name)
     known = ", ".join(HOUSE_BOTS)
     raise PackageError(f"{spec}: no such bot directory or archive, and not a house bot ({known})")

@@ -60,6 +60,8 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
     name, version, command = data.get("name"), data.get("version", "0"), data.get("command")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise PackageError(f"{where}: name must be 1-64 letters, digits, '.', '_' or '-'")
+    if name.lower().startswith("house-"):
+        raise PackageError(f"{where}: names starting with 'house-' belong to the house bots")
     if not isinstance(version, str) or not _VERSION.fullmatch(version):
         raise PackageError(
             f"{where}: version must be 1-64 letters, digits, '.', '_', '+' or '-' (e.g. 1.0.2)"

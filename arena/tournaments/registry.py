@@ -153,7 +153,7 @@ def player_for(
     (its archive comes from this machine's cache, filled from the database)."""
     kind = version.manifest.get("house")
     if kind is not None:
-        return house_player(kind, seed, version.ref)
+        return house_player(kind, seed, version.bot.name)  # one name in every output
     with db.session(read_only=True) as s:
         package = unpack(runtime, cached_archive(s, runtime.blobs, version.sha256))
     return ProcessPlayer(

@@ -332,7 +332,7 @@ def test_house_versions_are_created_once_per_house_bot(db, runtime):
 def test_players_for_versions(db, runtime, tmp_path):
     house = player_for(db, runtime, house_version(db, runtime, "house:random"), 5, tmp_path)
     assert isinstance(house, InProcessPlayer)
-    assert house.name == "house-random@builtin"
+    assert house.name == "house-random"  # as play and the standings call it
 
     version = register_bot(db, runtime, SAMPLE_BOTS / "heuristic", validate=False)
     player = player_for(db, runtime, version, 5, tmp_path / "logs")
