@@ -17,6 +17,7 @@ from arena.store import (
     create_tournament,
     find_bot_version,
 )
+from arena.text import plural
 from arena.tournaments.registry import Runtime, house_version
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
 
@@ -59,7 +60,7 @@ def new_tournament(
         entries = [s.merge(v) for v in entries]
         return create_tournament(
             s,
-            name or f"{len(entrants)} bots, {rules.name}, seed {seed}",
+            name or f"{plural(len(entrants), 'bot')}, {rules.name}, seed {seed}",
             rules.to_dict(),
             clock_data,
             rules.deals_per_game,
