@@ -66,8 +66,9 @@ class RecordError(ValueError):
     """The first place where a record disagrees with the rules replayed from its seed."""
 
 
-def check_game_record(record: dict[str, Any]) -> None:
-    """Replay ``record`` with the engine; raise ``RecordError`` at the first inconsistency."""
+def check_game_record(record: dict[str, Any]) -> Game:
+    """Replay ``record`` with the engine; raise ``RecordError`` at the first inconsistency.
+    The replayed game (its ``finished`` deals) is returned, e.g. to be shown."""
     if (
         not isinstance(record, dict)
         or record.get("format") != FORMAT
@@ -94,6 +95,7 @@ def check_game_record(record: dict[str, Any]) -> None:
         except (IllegalAction, KeyError, TypeError, ValueError, IndexError) as exc:
             raise RecordError(f"deal {i + 1}: {exc}") from None
     _expect("final scores", record.get("scores"), [points_json(s) for s in game.scores])
+    return game
 
 
 def _replay_deal(game: Game, rec: dict[str, Any]) -> None:
