@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import click
 
 from arena.cli import main
-from tests.cli.test_cli import ok, one_line_error
+from tests.cli.test_cli import MANIFEST, SAMPLE_BOTS, ok, one_line_error
 from tests.referee.conftest import HOSTILE_BOTS
 
 
@@ -131,3 +132,20 @@ def test_one_name_for_house_bots_in_play_and_standings(arena, sandbox):
     for name in ("house-heuristic", "house-random", "house-heuristic-2"):
         assert f"{name} " in standings
     assert "@builtin" not in standings and "house:" not in standings
+
+
+def test_bot_add_after_a_rejection_takes_the_fixed_bot_under_the_same_version(
+    arena, sandbox, tmp_path
+):
+    folder = tmp_path / "fixme"
+    shutil.copytree(SAMPLE_BOTS / "random", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "bot.toml").write_text(MANIFEST.format(name="fixme", version="1.0"))
+    good = (folder / "bot.py").read_text()
+    (folder / "bot.py").write_text("raise SystemExit(2)\n")
+    one_line_error(arena("bot", "add", folder), "fixme@1.0 rejected: validation match")
+    (folder / "bot.py").write_text(good)
+    assert "fixme@1.0 (id 1) is valid" in ok(arena("bot", "add", folder))
+    listing = " ".join(ok(arena("bot", "list")).split())
+    assert "replaces 1 rejected upload" in listing
+    zipped = shutil.make_archive(str(tmp_path / "again"), "zip", tmp_path, "fixme")
+    assert "fixme@1.0 (id 1) is valid" in ok(arena("bot", "add", zipped))  # same files
