@@ -127,7 +127,10 @@ class BotVersion(Base):
 
     @property
     def ref(self) -> str:
-        """``name@version``, the form users type."""
+        """``name@version``, the form users type; a house bot's is its name alone
+        (``house-heuristic``), as every output writes it (it has one version)."""
+        if "house" in self.manifest:
+            return self.bot.name
         return f"{self.bot.name}@{self.version}"
 
 
