@@ -21,3 +21,9 @@ def printable(text: str, limit: int | None = None) -> str:
     if limit is not None and len(cleaned) > limit:
         cleaned = cleaned[: max(0, limit - 1)] + "…"
     return cleaned
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 bot``, ``2 bots``: counts in messages read as English."""
+    ending = "" if count == 1 else "es" if noun.endswith(("ch", "s", "x")) else "s"
+    return f"{count} {noun}{ending}"

@@ -12,6 +12,7 @@ from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import PackageError, load_package
 from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
+from arena.bots.runtimes import runtime_problem
 from arena.bots.sandbox import SandboxPolicy
 
 
@@ -36,12 +37,14 @@ def make_player(
     path = Path(spec)
     if path.exists():
         package = load_package(path, unpack_dir)
+        if problem := runtime_problem(package.runtime):
+            raise PackageError(f"{spec}: bot.toml: {problem}")
         log_name = f"{entrant + 1}-{package.name}.log"
         return ProcessPlayer(
             package, limits=limits, policy=policy, log_dir=log_dir, log_name=log_name
         )
     house = parse_house(spec, bare=True)
     if house is not None:
-        return house_player(house.kind, seed)
+        return house_player(house.kind, seed, house.stored_name)
     known = ", ".join(HOUSE_BOTS)
     raise PackageError(f"{spec}: no such bot directory or archive, and not a house bot ({known})")

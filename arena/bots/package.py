@@ -64,6 +64,8 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
     name, version, command = data.get("name"), data.get("version", "0"), data.get("command")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise PackageError(f"{where}: name must be 1-64 letters, digits, '.', '_' or '-'")
+    if name.lower().startswith("house-"):
+        raise PackageError(f"{where}: names starting with 'house-' belong to the house bots")
     if not isinstance(version, str) or not _VERSION.fullmatch(version):
         raise PackageError(
             f"{where}: version must be 1-64 letters, digits, '.', '_', '+' or '-' (e.g. 1.0.2)"
@@ -83,28 +85,35 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
 
 
 def load_package(
-    path: Path, unpack_dir: Path | None = None, max_bytes: int = MAX_UNPACKED_BYTES
+    path: Path,
+    unpack_dir: Path | None = None,
+    max_bytes: int = MAX_UNPACKED_BYTES,
+    label: str | None = None,
 ) -> BotPackage:
-    """Read a bot directory, or unpack a zip into ``unpack_dir`` first."""
+    """Read a bot directory, or unpack a zip into ``unpack_dir`` first. Errors name
+    ``label`` (what the user gave) instead of ``path`` when it is set."""
     path = Path(path)
+    shown = label or str(path)
     if path.is_dir():
-        return _from_dir(path.resolve(), _dir_digest(path))
+        return _from_dir(path.resolve(), _dir_digest(path), shown, str(Path(shown) / MANIFEST))
     if not path.is_file():
-        raise PackageError(f"{path}: no such bot directory or archive")
+        raise PackageError(f"{shown}: no such bot directory or archive")
     if not zipfile.is_zipfile(path):
-        raise PackageError(f"{path}: not a directory or a zip archive")
+        raise PackageError(f"{shown}: not a directory or a zip archive")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     target = Path(unpack_dir or path.parent / ".bots") / digest
     if not (target / ".complete").exists():
-        _unpack(path, target, max_bytes)
-    return _from_dir(_bot_root(target), digest)
+        _unpack(path, target, max_bytes, shown)
+    return _from_dir(_bot_root(target), digest, shown, f"{shown}: {MANIFEST}")
 
 
-def _from_dir(root: Path, digest: str) -> BotPackage:
+def _from_dir(root: Path, digest: str, shown: str, manifest_shown: str) -> BotPackage:
+    """Errors name ``shown`` (the user's folder or zip) and ``manifest_shown`` (its
+    manifest: ``mybot/bot.toml`` or ``mybot.zip: bot.toml``), not the cache's paths."""
     manifest = root / MANIFEST
     if not manifest.is_file():
-        raise PackageError(f"{root}: no {MANIFEST} (it must name the bot and its start command)")
-    data = parse_manifest(manifest.read_text(errors="replace"), str(manifest))
+        raise PackageError(f"{shown}: no {MANIFEST} (it must name the bot and its start command)")
+    data = parse_manifest(manifest.read_text(errors="replace"), manifest_shown)
     return BotPackage(
         name=data["name"],
         version=data.get("version", "0"),
@@ -117,7 +126,7 @@ def _from_dir(root: Path, digest: str) -> BotPackage:
     )
 
 
-def _unpack(archive: Path, target: Path, max_bytes: int) -> None:
+def _unpack(archive: Path, target: Path, max_bytes: int, shown: str) -> None:
     """Unpack into a folder of this process's own, then rename it into place: two processes
     unpacking the same bot at once both succeed, and a folder in use is never touched."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -126,7 +135,7 @@ def _unpack(archive: Path, target: Path, max_bytes: int) -> None:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
             if len(members) > MAX_FILES:
-                raise PackageError(f"{archive}: more than {MAX_FILES} files")
+                raise PackageError(f"more than {MAX_FILES} files")
             written = 0
             for info in members:
                 written += _extract(zf, info, partial, written, max_bytes)
@@ -137,10 +146,10 @@ def _unpack(archive: Path, target: Path, max_bytes: int) -> None:
         shutil.rmtree(partial, ignore_errors=True)
         if (target / ".complete").exists():
             return  # another process unpacked the same bot first
-        raise PackageError(f"{archive}: cannot unpack ({exc})") from None
-    except PackageError:
+        raise PackageError(f"{shown}: cannot unpack ({exc})") from None
+    except PackageError as exc:
         shutil.rmtree(partial, ignore_errors=True)
-        raise
+        raise PackageError(f"{shown}: {exc}") from None
 
 
 def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, done: int, limit: int) -> int:
@@ -170,7 +179,7 @@ def _bot_root(target: Path) -> Path:
     """The folder holding bot.toml: the archive root or its single top-level folder."""
     if (target / MANIFEST).is_file():
         return target
-    entries = [p for p in target.iterdir() if p.name != ".complete"]
+    entries = [p for p in target.iterdir() if p.name not in (".complete", "__MACOSX")]
     if len(entries) == 1 and entries[0].is_dir():
         return entries[0]
     return target

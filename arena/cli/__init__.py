@@ -20,6 +20,15 @@ def main() -> None:
     """Callbreak Master: run, rate and replay Callbreak bots."""
 
 
+def _full_short_help(command: click.Command) -> None:
+    """List every command with its whole first paragraph (click cuts it at 45 characters)."""
+    if command.help and not command.short_help:
+        command.short_help = " ".join(command.help.split("\n\n")[0].split())
+    for sub in getattr(command, "commands", {}).values():
+        _full_short_help(sub)
+
+
 COMMANDS = (demo, setup, play, replay, bot, tournament, standings_command, db, dashboard, worker)
 for command in COMMANDS:
     main.add_command(command)
+_full_short_help(main)

@@ -10,8 +10,8 @@ from rich.table import Table
 
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
-from arena.store import list_bots
-from arena.text import printable
+from arena.store import BotVersion, list_bots
+from arena.text import plural, printable
 from arena.tournaments.registry import register_bot
 
 
@@ -45,7 +45,7 @@ def list_command() -> None:
         with db.session(read_only=True) as s:
             bots = list_bots(s)
             rows = [
-                (v.id, v.ref, v.status, v.reason, v.manifest.get("language", ""))
+                (v.id, v.ref, v.status, _reason(v), v.manifest.get("language", ""))
                 for b in bots
                 for v in b.versions
             ]
@@ -56,3 +56,11 @@ def list_command() -> None:
         cells = (ref, status, language or "", reason[:80])
         table.add_row(str(vid), *map(literal, cells))
     Console().print(table)
+
+
+def _reason(version: BotVersion) -> str:
+    """The verdict's reason, and the rejected uploads this version's files replaced."""
+    if not version.rejections:
+        return version.reason
+    earlier = plural(len(version.rejections), "rejected upload")
+    return f"{version.reason} (replaces {earlier}: {version.rejections[-1].reason})".lstrip()

@@ -25,7 +25,13 @@ HOUSE_ENTRANTS = ("house:heuristic", "house:random")
 @click.option("--rules", type=click.Choice(sorted(RULESETS)), default="pagat", show_default=True)
 @click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules']")
 @click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=1,
+    show_default=True,
+    help="Seats and deals of the demo: the same seed repeats the same results.",
+)
 @unsafe_no_sandbox
 def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
     """Register the sample bots, run a round robin among them and the house bots, rank them."""
@@ -48,7 +54,8 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
             [*refs, *HOUSE_ENTRANTS],
             rules=ruleset,
             seed=seed,
-            name=f"demo: sample bots, {rules}",
+            name=f"demo: sample bots, {rules}, seed {seed}",
+            public_deals=True,  # a demo repeats; contests keep their deals secret
         )
         console.print(literal(f"tournament {tournament.id}: {tournament.name}"))
         run_with_progress(db, runtime, tournament.id, workers)

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.bots.bhoos.player import BhoosPlayer
 from arena.bots.bhoos.wire import plays_bhoos
 from arena.bots.factory import make_player
+from arena.bots.house.names import number_copies
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
@@ -21,6 +22,7 @@ from arena.cli.context import unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
+from arena.text import plural, printable
 
 
 @click.command()
@@ -67,7 +69,8 @@ def play(
     sweep_leftovers(SandboxPolicy.from_env())  # bots a killed earlier run may have left
     try:
         players = [
-            make_player(b, seed=seed + i, log_dir=log_dir, entrant=i) for i, b in enumerate(bots)
+            make_player(b, seed=seed + i, log_dir=log_dir, entrant=i)
+            for i, b in enumerate(number_copies(list(bots)))
         ]
         if any(isinstance(p, ProcessPlayer) for p in players):
             resolve_mode()  # refuses here, in one line, when there is no sandbox
@@ -78,7 +81,7 @@ def play(
         f"play-{secrets.token_hex(4)}", ruleset, seed, games, Clock(decision_ms, bank_ms)
     )
     console = Console()
-    shape = f"{games} games × {ruleset.deals_per_game} deals"
+    shape = f"{plural(games, 'game')} × {plural(ruleset.deals_per_game, 'deal')}"
     console.print(f"Match {spec.match_id}: rules {rules}, {shape}, seed {seed}")
     result = _run(spec, players, console, quiet)
     _report(console, result)
@@ -89,6 +92,12 @@ def play(
     if replay_file:
         replay_file.write_text(json.dumps(result.record))
         console.print(f"Replay written to {replay_file}")
+    never_started = sorted({f.entrant for f in result.faults if f.kind == "start_failed"})
+    if never_started:
+        names = ", ".join(unique_names(result.players)[e] for e in never_started)
+        raise click.ClickException(
+            printable(f"{names} did not start (forfeited: its seats were auto-played)")
+        )
 
 
 def _check_bhoos(players, rules) -> None:

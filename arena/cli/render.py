@@ -8,6 +8,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.game import Deal
+from arena.game.cards import cards_of, format_cards
 from arena.game.record import points_json
 from arena.text import printable
 
@@ -26,12 +27,16 @@ def unique_names(names: Sequence[str]) -> list[str]:
     return out
 
 
-def deal_lines(game: int, deal: Deal, names: Sequence[str]) -> list[str]:
-    """A deal as a grid by seat: calls, each trick (led card marked ›, winner in bold), result."""
+def deal_lines(game: int, deal: Deal, names: Sequence[str], hands: bool = False) -> list[str]:
+    """A deal as a grid by seat: calls, each trick (led card marked ›, winner in bold), result;
+    with ``hands``, each seat's dealt hand first."""
     names = [literal(n) for n in names]
     w = max(8, *(len(n) for n in names)) + 2
     row = "  {:<9}" + "".join(f"{{:>{w}}}" for _ in range(4))
     lines = [f"[bold]Game {game + 1}, deal {deal.index + 1}[/] — dealer {names[deal.dealer]}"]
+    if hands:
+        for seat, hand in enumerate(deal.dealt):
+            lines.append(f"  {names[seat]}: {format_cards(cards_of(hand))}")
     lines.append(row.format("", *names))
     lines.append(row.format("call", *deal.calls))
     for t, trick in enumerate(deal.tricks, 1):

@@ -1,4 +1,5 @@
-"""``arena replay``: check a saved record; ask a bot again a decision exported from a replay."""
+"""``arena replay``: export, show and check match records; ask a bot again a decision
+exported from a replay; read a tournament match's bot logs."""
 
 from __future__ import annotations
 
@@ -6,16 +7,19 @@ import json
 from pathlib import Path
 
 import click
+from rich.console import Console
 from sqlalchemy import select
 
 from arena.bots.factory import make_player
 from arena.bots.player import BotFault
 from arena.cli.context import runtime_and_db, user_errors
-from arena.game import validate_record
+from arena.cli.render import deal_lines, literal, standings_table, unique_names
+from arena.game import RecordError, check_game_record, validate_record
 from arena.referee.moves import checked
 from arena.store import BotVersion, bot_logs, get_match
-from arena.text import printable
+from arena.text import plural, printable
 from arena.views.decision import load_decision
+from arena.views.matches import public_record_json
 
 
 @click.group()
@@ -27,14 +31,95 @@ def replay() -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def check(file: Path) -> None:
     """Re-play FILE from its seed and moves; report the first inconsistency."""
-    try:
-        record = json.loads(file.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"{file}: not a JSON record ({exc})") from None
+    record = _read_record(file)
     problem = validate_record(record)
     if problem:
         raise click.ClickException(f"{file}: {problem}")
     click.echo(f"{file}: consistent with the rules")
+
+
+@replay.command("export")
+@click.argument("match_id", type=int)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write it (- for stdout) [default: match-MATCH_ID.json].",
+)
+def export(match_id: int, output: Path | None) -> None:
+    """Write the record of tournament match MATCH_ID (once it has finished) as JSON: the file
+    `replay show` and `replay check` read."""
+    text = _stored_record(match_id)
+    if str(output) == "-":
+        click.echo(text)
+        return
+    output = output or Path(f"match-{match_id}.json")
+    output.write_text(text)
+    click.echo(f"match {match_id}: record written to {output}")
+
+
+@replay.command("show")
+@click.argument("source")
+@click.option("--game", "game_no", type=click.IntRange(1), help="Only this game (from 1).")
+@click.option("--deal", "deal_no", type=click.IntRange(1), help="Only this deal (from 1).")
+@click.option("--hands", is_flag=True, help="Show each seat's dealt hand too.")
+def show(source: str, game_no: int | None, deal_no: int | None, hands: bool) -> None:
+    """Print a match record deal by deal, as `arena play` does. SOURCE is a record file (from
+    `arena play --replay` or `replay export`) or the id of a finished tournament match."""
+    path = Path(source)
+    if path.is_file():
+        record = _read_record(path)
+    elif source.isdigit():
+        record = json.loads(_stored_record(int(source)))
+    else:
+        raise click.ClickException(f"{source}: no such record file, and not a match id")
+    games = record.get("games") if isinstance(record, dict) else None
+    if not isinstance(games, list):
+        raise click.ClickException(f"{source}: not a match record (no games)")
+    if game_no is not None and game_no > len(games):
+        raise click.ClickException(f"{source}: the match has {plural(len(games), 'game')}")
+    console = Console()
+    for g, game_record in enumerate(games):
+        if game_no is not None and g + 1 != game_no:
+            continue
+        try:
+            deals = check_game_record(game_record).finished
+        except RecordError as exc:
+            raise click.ClickException(f"{source}: game {g + 1}: {exc}") from None
+        if deal_no is not None and deal_no > len(deals):
+            raise click.ClickException(f"{source}: a game has {plural(len(deals), 'deal')}")
+        names = unique_names(game_record["players"])
+        for deal in deals:
+            if deal_no is None or deal.index + 1 == deal_no:
+                for line in deal_lines(g, deal, names, hands=hands):
+                    console.print(line, highlight=False)
+    if game_no is None and deal_no is None:
+        tenths = [round(10 * t) for t in record["totals"]]
+        forfeited = ["yes" if f else "" for f in record.get("forfeited", [False] * 4)]
+        table = standings_table(unique_names(record["players"]), tenths, {"forfeited": forfeited})
+        console.print(table)
+    for fault in record.get("faults", []):
+        if (game_no is None or fault.get("game") == game_no - 1) and deal_no is None:
+            who = literal(unique_names(record["players"])[fault["entrant"]])
+            console.print(f"[yellow]fault[/] {who} {fault['kind']}: {literal(fault['reason'])}")
+
+
+def _read_record(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"{path}: not a JSON record ({exc})") from None
+
+
+def _stored_record(match_id: int) -> str:
+    """A finished tournament match's record from the configured database, as JSON text."""
+    with user_errors():
+        _, db = runtime_and_db()
+        with db.session(read_only=True) as s:
+            text = public_record_json(s, match_id)
+    if text is None:
+        raise click.ClickException(f"match {match_id} has not finished: it has no record yet")
+    return text
 
 
 @replay.command("decision")

@@ -32,7 +32,7 @@ from arena.store import (
     retry_failed,
     unsandboxed_count,
 )
-from arena.text import printable
+from arena.text import plural, printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.registry import Runtime
@@ -111,7 +111,7 @@ def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bo
     if problem := broker_problem():
         raise click.ClickException(problem)
     sent = send_matches(db, tournament_id)
-    click.echo(f"tournament {tournament_id}: {sent} matches sent to the workers")
+    click.echo(f"tournament {tournament_id}: {plural(sent, 'match')} sent to the workers")
     if detach:
         click.echo(f"follow it with `arena tournament run {tournament_id} --backend celery`")
         return False
@@ -188,7 +188,7 @@ def retry_failed_command(tournament_id: int) -> None:
         with db.session() as s:
             get_tournament(s, tournament_id)
             count = retry_failed(s, tournament_id)
-    click.echo(f"tournament {tournament_id}: {count} failed matches put back to play")
+    click.echo(f"tournament {tournament_id}: {plural(count, 'failed match')} put back to play")
 
 
 @tournament.command("list")

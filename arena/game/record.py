@@ -66,8 +66,9 @@ class RecordError(ValueError):
     """The first place where a record disagrees with the rules replayed from its seed."""
 
 
-def check_game_record(record: dict[str, Any]) -> None:
-    """Replay ``record`` with the engine; raise ``RecordError`` at the first inconsistency."""
+def check_game_record(record: dict[str, Any]) -> Game:
+    """Replay ``record`` with the engine; raise ``RecordError`` at the first inconsistency.
+    The replayed game (its ``finished`` deals) is returned, e.g. to be shown."""
     if (
         not isinstance(record, dict)
         or record.get("format") != FORMAT
@@ -92,8 +93,9 @@ def check_game_record(record: dict[str, Any]) -> None:
         try:
             _replay_deal(game, deal)
         except (IllegalAction, KeyError, TypeError, ValueError, IndexError) as exc:
-            raise RecordError(f"deal {i}: {exc}") from None
+            raise RecordError(f"deal {i + 1}: {exc}") from None
     _expect("final scores", record.get("scores"), [points_json(s) for s in game.scores])
+    return game
 
 
 def _replay_deal(game: Game, rec: dict[str, Any]) -> None:
@@ -108,17 +110,17 @@ def _replay_deal(game: Game, rec: dict[str, Any]) -> None:
     for t, trick in enumerate(rec["tricks"]):
         if deal.phase == "over":
             raise RecordError(f"{len(rec['tricks'])} tricks recorded, a deal has 13")
-        _expect(f"trick {t} leader", trick["leader"], deal.leader)
+        _expect(f"trick {t + 1} leader", trick["leader"], deal.leader)
         cards = trick["cards"]
         if not isinstance(cards, list) or len(cards) != 4:
-            raise RecordError(f"trick {t}: a trick is a list of 4 cards, not {cards!r}")
+            raise RecordError(f"trick {t + 1}: a trick is a list of 4 cards, not {cards!r}")
         winner = None
         for k, card in enumerate(parse_cards(cards)):
             try:
                 winner = game.play(deal.to_act, card)
             except IllegalAction as exc:
-                raise IllegalAction(f"trick {t}, card {k}: {exc}") from None
-        _expect(f"trick {t} winner", trick["winner"], winner)
+                raise IllegalAction(f"trick {t + 1}, card {k + 1}: {exc}") from None
+        _expect(f"trick {t + 1} winner", trick["winner"], winner)
     if deal.phase != "over":
         raise RecordError(f"only {len(rec['tricks'])} tricks recorded")
     _expect("tricks won", rec["won"], deal.won)
@@ -142,7 +144,7 @@ def validate_record(record: dict[str, Any]) -> str | None:
             try:
                 check_game_record(game)
             except RecordError as exc:
-                raise RecordError(f"game {g}: {exc}") from None
+                raise RecordError(f"game {g + 1}: {exc}") from None
     except RecordError as exc:
         return str(exc)
     return None

@@ -4,13 +4,15 @@ Entrant ``e`` sits in seat ``(e + g) % 4`` in game ``g``; every game replays the
 seeded deals, so over four games each entrant holds every hand once. That is only fair if
 no bot remembers one game in the next: every game starts and closes all players, so a
 process bot plays each game as a fresh process with fresh storage, and the handshake
-carries a fresh opaque id (never the seed). Any failure of a bot becomes a fallback move
-plus a strike; after ``max_strikes`` strikes, or when the bot dies, its seat is auto-played
-for the rest of the match. The match always completes.
+carries an opaque id of its own per game and bot (a one-way hash: never the seed). Any
+failure of a bot becomes a fallback move plus a strike; after ``max_strikes`` strikes, or
+when the bot dies, its seat is auto-played for the rest of the match. The match always
+completes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -53,6 +55,15 @@ def secret_seed() -> int:
     tournament's seed, an id, the time): a bot that could recompute the seed would know
     every hand."""
     return secrets.randbits(63)
+
+
+def hello_id(seed: int, game: int, entrant: int) -> str:
+    """The id in an entrant's ``Hello`` for one game: 96 bits of SHA-256 over the match's
+    seed, the game and the entrant. Distinct per game and bot, the same when the same match
+    is replayed (so a bot that seeds its RNG from it repeats a seeded run exactly), and
+    one-way: it tells a bot nothing about a secret 63-bit seed, hence nothing of the deals."""
+    material = f"callbreak-arena/hello-id/{seed}/{game}/{entrant}".encode()
+    return hashlib.sha256(material).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -134,8 +145,8 @@ class Referee:
         spec, clock = self.spec, self.spec.clock
         live = [i for i, e in enumerate(self.entrants) if not e.forfeited]
         infos = [
-            MatchInfo(secrets.token_hex(12), spec.rules, clock.decision_ms, clock.bank_ms)
-            for _ in live
+            MatchInfo(hello_id(spec.seed, g, i), spec.rules, clock.decision_ms, clock.bank_ms)
+            for i in live
         ]
         with ThreadPoolExecutor(max_workers=4) as pool:
             futures = [

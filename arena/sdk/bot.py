@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from arena.bots.player import Event
 from arena.game import Card, Observation
 
@@ -11,6 +13,9 @@ class Bot:
 
     ``time_left_ms`` and ``decision_ms`` hold the clock of the current decision and
     ``game`` the game number within the match (the seat may change between games).
+    ``match_id`` is the id the platform sent in ``Hello``, and ``rng`` a ``random.Random``
+    seeded from it: draw every random choice from ``rng`` and a replayed match (``arena play
+    --seed``, ``arena demo --seed``) gives the same choices.
     """
 
     name = "python-bot"
@@ -20,6 +25,8 @@ class Bot:
         self.time_left_ms = 0
         self.decision_ms = 0
         self.game = 0
+        self.match_id = ""
+        self.rng = random.Random()
 
     def call(self, obs: Observation) -> int:
         """How many tricks to call; any of ``obs.legal_calls``."""

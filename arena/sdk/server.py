@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import signal
 import sys
 import threading
@@ -34,6 +35,8 @@ class _Servicer(pb_grpc.BotServicer):
                 kind = msg.WhichOneof("kind")
                 if kind == "hello":
                     rules = rules_from_proto(msg.hello.rules)
+                    self.bot.match_id = msg.hello.match_id
+                    self.bot.rng = random.Random(msg.hello.match_id)  # repeatable, not the seed
                     reply = pb.HelloReply(
                         protocol=PROTOCOL, name=self.bot.name, version=self.bot.version
                     )

@@ -1,5 +1,6 @@
-"""This machine's cache of bot archives, named by their sha256, and deterministic packing of
-bot folders (the archives themselves live in the database: see ``arena.store.archives``).
+"""This machine's cache of bot archives, named by their sha256, deterministic packing of bot
+folders, and a bot's identity from its files (the archives themselves live in the database:
+see ``arena.store.archives``).
 
 Blobs are immutable: a write goes to a temp file in the target folder and is renamed into
 place, so readers never see half a file and concurrent writers of the same bytes are harmless.
@@ -15,14 +16,14 @@ import re
 import stat
 import tempfile
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from arena.bots.package import MANIFEST, MAX_FILES, MAX_UNPACKED_BYTES, PackageError
 from arena.config import Settings
 from arena.store.errors import StoreError
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
-_SKIPPED_DIRS = {"__pycache__", ".git"}
+_SKIPPED_DIRS = {"__pycache__", ".git", "__MACOSX"}
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest timestamp a zip can hold
 
 
@@ -108,6 +109,42 @@ def pack_directory(path: Path) -> bytes:
             info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
             zf.writestr(info, file.read_bytes(), zipfile.ZIP_DEFLATED, compresslevel=9)
     return buffer.getvalue()
+
+
+def tree_digest(archive: bytes) -> str:
+    """A bot's identity: sha256 over the sorted paths and contents of its files, relative to
+    the folder holding it (the archive's root, or its single top-level folder). Timestamps,
+    entry order, compression and modes do not count, nor do ``__pycache__``, ``.git`` and
+    ``__MACOSX``: a folder, a zip of it, a re-zip and a zip of the folder around it agree.
+    Bytes that are no zip (a house bot's stand-in) are their own identity."""
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(archive))
+    except zipfile.BadZipFile:
+        return sha256_hex(archive)
+    with zf:
+        files = [
+            (PurePosixPath(info.filename).parts, info)
+            for info in zf.infolist()
+            if not info.is_dir() and not _SKIPPED_DIRS & set(PurePosixPath(info.filename).parts)
+        ]
+        tops = {parts[0] for parts, _ in files}
+        strip = int(len(tops) == 1 and all(len(parts) > 1 for parts, _ in files))
+        entries, total = [], 0
+        for parts, info in files:
+            content = hashlib.sha256()
+            with zf.open(info) as src:
+                while chunk := src.read(1 << 16):
+                    total += len(chunk)
+                    if total > MAX_UNPACKED_BYTES:
+                        raise PackageError(
+                            f"the bot unpacks to more than {MAX_UNPACKED_BYTES} bytes"
+                        )
+                    content.update(chunk)
+            entries.append(("/".join(parts[strip:]), content.hexdigest()))
+    tree = hashlib.sha256()
+    for name, content_digest in sorted(entries):
+        tree.update(f"{name}\0{content_digest}\n".encode())
+    return tree.hexdigest()
 
 
 def _collect(root: Path) -> list[tuple[str, Path]]:

@@ -1,8 +1,10 @@
-"""Bots and their versions: one row per uploaded archive, the archive itself in the database.
+"""Bots and their versions: one row per version, its archive in the database.
 
-A version is identified twice: by ``name@version`` (what users type) and by the archive's
-sha256 (what was actually run). Uploading the same bytes again is a no-op that returns the
-existing row; reusing a version string for different bytes is refused.
+A version is identified by ``name@version`` (what users type), by its files (``tree_sha256``:
+paths and contents, however they were zipped) and by its archive's sha256 (what was run).
+Uploading the same files again is a no-op that returns the existing row; reusing a version
+string for other files is refused, unless that version was rejected: then the fixed upload
+takes its place and the rejected one is kept in ``bot_rejections``.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
-from arena.store.archives import put_archive
-from arena.store.blobs import BlobStore, sha256_hex
+from arena.store.archives import get_archive, put_archive
+from arena.store.blobs import BlobStore, sha256_hex, tree_digest
 from arena.store.errors import StoreError
-from arena.store.models import BOT_STATUSES, Bot, BotVersion, User
+from arena.store.models import BOT_STATUSES, Bot, BotRejection, BotVersion, User
 
 
 def add_bot_version(
@@ -30,13 +32,15 @@ def add_bot_version(
 ) -> BotVersion:
     """Store the archive and register it as ``manifest["name"]@manifest["version"]``."""
     _check_status(status)
-    digest = sha256_hex(archive_bytes)
-    if (existing := _by_sha(s, digest)) is not None:
-        return existing
+    digest, tree = sha256_hex(archive_bytes), tree_digest(archive_bytes)
     name, version = _identity(manifest)
-    _refuse_taken(s, name, version, owner)
+    if (existing := _same_files(s, digest, tree, name, version)) is not None:
+        return existing
+    taken = _taken(s, name, version, owner)
     put_archive(s, archive_bytes)  # same transaction: a row never lacks its archive
     blobs.put(archive_bytes)  # this machine's cache, which will run it first
+    if taken is not None:  # rejected: the fixed upload takes its number
+        return _replace_rejected(s, taken, digest, tree, manifest, status, reason)
     try:
         with s.begin_nested():  # a concurrent upload may win the race on a unique key
             bot = s.scalar(select(Bot).where(Bot.name == name))
@@ -47,16 +51,52 @@ def add_bot_version(
                 bot=bot,
                 version=version,
                 sha256=digest,
+                tree_sha256=tree,
                 manifest=dict(manifest),
                 status=status,
                 reason=reason,
             )
             s.add(row)
     except IntegrityError:
-        if (existing := _by_sha(s, digest)) is not None:
+        if (existing := _same_files(s, digest, tree, name, version)) is not None:
             return existing
-        _refuse_taken(s, name, version, owner)
+        _taken(s, name, version, owner)
         raise
+    return row
+
+
+def _same_files(s: Session, digest: str, tree: str, name: str, version: str) -> BotVersion | None:
+    """The version already holding these files: same tree, same archive, or ``name@version``
+    stored before trees were recorded whose archive holds the same files."""
+    query = select(BotVersion).where(BotVersion.tree_sha256 == tree).order_by(BotVersion.id)
+    if (row := s.scalars(query).first()) is not None:
+        return row
+    if (row := _by_sha(s, digest)) is not None:
+        return row
+    query = select(BotVersion).join(Bot).where(Bot.name == name, BotVersion.version == version)
+    row = s.scalar(query.where(BotVersion.tree_sha256.is_(None)))
+    if row is not None and tree_digest(get_archive(s, row.sha256)) == tree:
+        row.tree_sha256 = tree
+        return row
+    return None
+
+
+def _replace_rejected(
+    s: Session,
+    row: BotVersion,
+    digest: str,
+    tree: str,
+    manifest: dict[str, Any],
+    status: str,
+    reason: str,
+) -> BotVersion:
+    """Give a rejected version's number to new files; its rejection goes to the history."""
+    s.add(
+        BotRejection(version=row, sha256=row.sha256, reason=row.reason, uploaded_at=row.created_at)
+    )
+    row.sha256, row.tree_sha256, row.manifest = digest, tree, dict(manifest)
+    row.status, row.reason = status, reason
+    s.flush()
     return row
 
 
@@ -73,18 +113,22 @@ def _identity(manifest: dict[str, Any]) -> tuple[str, str]:
     return name, version
 
 
-def _refuse_taken(s: Session, name: str, version: str, owner: User | None) -> None:
+def _taken(s: Session, name: str, version: str, owner: User | None) -> BotVersion | None:
+    """The rejected version ``name@version`` that new files may replace, None if the number is
+    free; refused when it belongs to another user or holds other files still in play."""
     bot = s.scalar(select(Bot).where(Bot.name == name))
     if bot is None:
-        return
+        return None
     if owner is not None and bot.owner_id not in (None, owner.id):
         raise StoreError(f"the bot name {name!r} belongs to another user; rename your bot")
-    taken = select(BotVersion.id).where(BotVersion.bot_id == bot.id, BotVersion.version == version)
-    if s.scalar(taken) is not None:
-        raise StoreError(
-            f"{name}@{version} already exists with different files; "
-            "raise the version in bot.toml and upload again"
-        )
+    query = select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.version == version)
+    row = s.scalar(query)
+    if row is None or row.status == "rejected":
+        return row
+    raise StoreError(
+        f"{name}@{version} already exists with different files ({row.status}); "
+        "raise the version in bot.toml and upload again"
+    )
 
 
 def _check_status(status: str) -> None:

@@ -103,7 +103,8 @@ class Bot(Base):
 
 
 class BotVersion(Base):
-    """One uploaded archive; ``sha256`` names its blob in the content-addressed store."""
+    """One uploaded archive; ``sha256`` names its blob in the content-addressed store and
+    ``tree_sha256`` its files (paths and bytes: the same bot however it was zipped)."""
 
     __tablename__ = "bot_versions"
     __table_args__ = (UniqueConstraint("bot_id", "version"), _one_of("status", BOT_STATUSES))
@@ -112,6 +113,7 @@ class BotVersion(Base):
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
     version: Mapped[str] = mapped_column(String(64))
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    tree_sha256: Mapped[str | None] = mapped_column(String(64), index=True)
     manifest: Mapped[dict[str, Any]]
     status: Mapped[str] = mapped_column(String(16), default="pending")
     reason: Mapped[str] = mapped_column(Text, default="")
@@ -119,11 +121,35 @@ class BotVersion(Base):
 
     # joined: ``ref`` works on rows handed out after their session closed
     bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")
+    rejections: Mapped[list[BotRejection]] = relationship(
+        back_populates="version", order_by="BotRejection.id", cascade="all, delete-orphan"
+    )
 
     @property
     def ref(self) -> str:
-        """``name@version``, the form users type."""
+        """``name@version``, the form users type; a house bot's is its name alone
+        (``house-heuristic``), as every output writes it (it has one version)."""
+        if "house" in self.manifest:
+            return self.bot.name
         return f"{self.bot.name}@{self.version}"
+
+
+class BotRejection(Base):
+    """Files once uploaded as a version, rejected, then replaced by a fixed upload under the
+    same version number: the history keeps what was rejected and why."""
+
+    __tablename__ = "bot_rejections"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_version_id: Mapped[int] = mapped_column(
+        ForeignKey("bot_versions.id", ondelete="CASCADE"), index=True
+    )
+    sha256: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    uploaded_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    replaced_at: Mapped[datetime] = _created()
+
+    version: Mapped[BotVersion] = relationship(back_populates="rejections")
 
 
 class BotArchive(Base):

@@ -123,7 +123,7 @@ def _check_result(result: MatchResult, wall_seconds: float) -> None:
         raise StoreError(f"{where}: game indices repeat")
     for game in result.games:
         if sorted(game.seats) != [0, 1, 2, 3] or not len(game.points) == len(game.calls_made) == 4:
-            raise StoreError(f"{where}: game {game.index} needs 4 seats, points and calls")
+            raise StoreError(f"{where}: game {game.index + 1} needs 4 seats, points and calls")
     if any(not 0 <= f.entrant < 4 for f in result.faults):
         raise StoreError(f"{where}: a fault names an entrant outside 0-3")
     if not (math.isfinite(wall_seconds) and wall_seconds >= 0):

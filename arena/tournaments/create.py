@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -18,6 +19,7 @@ from arena.store import (
     create_tournament,
     find_bot_version,
 )
+from arena.text import plural
 from arena.tournaments.registry import Runtime, house_version
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
 
@@ -35,10 +37,13 @@ def new_tournament(
     tables: int | None = None,
     max_tables: int = DEFAULT_MAX_TABLES,
     name: str = "",
+    public_deals: bool = False,
 ) -> Tournament:
     """``bot_refs`` name valid bot versions (``name``, ``name@version`` or an id) or house
     bots (``house:heuristic``, ``house:random``). ``seed`` decides the seating only; every
-    match's deals get a secret seed of their own."""
+    match's deals get a secret seed of their own. ``public_deals`` derives them from ``seed``
+    instead, so the same call repeats the same tournament (``arena demo``): anyone knowing
+    the seed knows every hand, so never for a contest."""
     if not bot_refs:
         raise StoreError("a tournament needs at least one entrant (--bots)")
     seed = random.randrange(2**31) if seed is None else seed
@@ -59,13 +64,16 @@ def new_tournament(
     entries = entrants + [house_version(db, runtime, f) for f in fills]
     index = {str(v.id): i for i, v in enumerate(entrants)}
     index.update({f: len(entrants) + i for i, f in enumerate(fills)})
-    specs = [(t.index, tuple(index[n] for n in t.seats), secret_seed()) for t in plan]
+    specs = [
+        (t.index, tuple(index[n] for n in t.seats), _deal_seed(seed, t.index, public_deals))
+        for t in plan
+    ]
     clock_data = asdict(clock or Clock()) | {"max_strikes": max_strikes}
     with db.session() as s:
         entries = [s.merge(v) for v in entries]
         return create_tournament(
             s,
-            name or f"{len(entrants)} bots, {rules.name}, seed {seed}",
+            name or f"{plural(len(entrants), 'bot')}, {rules.name}, seed {seed}",
             rules.to_dict(),
             clock_data,
             rules.deals_per_game,
@@ -74,6 +82,13 @@ def new_tournament(
             entries,
             specs,
         )
+
+
+def _deal_seed(seed: int, table: int, public: bool) -> int:
+    if not public:
+        return secret_seed()
+    material = f"callbreak-arena/public-deals/{seed}/{table}".encode()
+    return int.from_bytes(hashlib.sha256(material).digest()[:8], "big") >> 1
 
 
 def _resolve(db: Database, runtime: Runtime, refs: Sequence[str]) -> list[BotVersion]:

@@ -16,6 +16,7 @@ from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import MANIFEST, BotPackage, PackageError, load_package, parse_manifest
 from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
+from arena.bots.runtimes import runtime_problem
 from arena.bots.sandbox import SandboxPolicy, resolve_mode
 from arena.config import Settings
 from arena.game import BHOOS, PAGAT
@@ -73,12 +74,13 @@ def archive_of(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def unpack(runtime: Runtime, archive: bytes) -> BotPackage:
-    """Check and unpack an archive the way the platform will run it."""
+def unpack(runtime: Runtime, archive: bytes, label: str = "the bot's archive") -> BotPackage:
+    """Check and unpack an archive the way the platform will run it; errors name ``label``
+    (what the user uploaded), never the temporary or cache files."""
     with tempfile.TemporaryDirectory() as tmp:
         zip_path = Path(tmp) / "bot.zip"
         zip_path.write_bytes(archive)
-        return load_package(zip_path, runtime.unpack_dir)
+        return load_package(zip_path, runtime.unpack_dir, label=label)
 
 
 def register_bot(
@@ -89,7 +91,9 @@ def register_bot(
     if validate:
         resolve_mode(runtime.policy)  # no usable sandbox: refuse before storing anything
     archive = archive_of(path)
-    package = unpack(runtime, archive)
+    if Path(path).is_dir():
+        load_package(path)  # a folder's errors name its own files (mybot/bot.toml)
+    package = unpack(runtime, archive, str(path))
     manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
     with db.session() as s:
         version = add_bot_version(s, runtime.blobs, archive, manifest)
@@ -121,7 +125,10 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
 
 def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
     """Play one short game of four copies (under the rules its protocol implies: a Bhoos
-    bot knows only the bhoos preset); the first fault, if any, is why it is rejected."""
+    bot knows only the bhoos preset); the first fault, if any, is why it is rejected (or,
+    before any game, a manifest ``runtime`` this machine does not have)."""
+    if problem := runtime_problem(package.runtime):
+        return f"bot.toml: {problem}"
     log_dir = runtime.log_dir("validation", package.sha256[:12])
     players = [
         ProcessPlayer(
@@ -154,7 +161,7 @@ def player_for(
     (its archive comes from this machine's cache, filled from the database)."""
     kind = version.manifest.get("house")
     if kind is not None:
-        return house_player(kind, seed, version.ref)
+        return house_player(kind, seed, version.bot.name)  # one name in every output
     with db.session(read_only=True) as s:
         package = unpack(runtime, cached_archive(s, runtime.blobs, version.sha256))
     return ProcessPlayer(

@@ -105,7 +105,7 @@ def rating_history(s: Session, versions: set[int]) -> list[dict[str, Any]]:
                 history.append(
                     {
                         "tournament": snap.tournament_id,
-                        "version": row["ref"].rpartition("@")[2],
+                        "version": row["ref"].partition("@")[2],
                         "elo": row["elo"],
                         "ci_low": row["ci_low"],
                         "ci_high": row["ci_high"],

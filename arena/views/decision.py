@@ -39,7 +39,7 @@ def export_decision(record: dict[str, Any], game_index: int, decision_id: int) -
     """The exported file for decision ``decision_id`` of game ``game_index`` of a match."""
     games = record["games"]
     if not 0 <= game_index < len(games):
-        raise DecisionNotFound(f"the match has no game {game_index}")
+        raise DecisionNotFound(f"the match has no game {game_index + 1} (index {game_index})")
     game_rec, clock = games[game_index], record["clock"]
     game = Game(Ruleset.from_dict(game_rec["rules"]), game_rec["seed"], game_rec["first_dealer"])
     banks = [float(clock["bank_ms"])] * 4  # by seat: an entrant keeps its seat for the game
@@ -55,7 +55,7 @@ def export_decision(record: dict[str, Any], game_index: int, decision_id: int) -
                 game.call(seat, move)
             else:
                 game.play(seat, parse_card(move))
-    raise DecisionNotFound(f"game {game_index} has no decision {decision_id}")
+    raise DecisionNotFound(f"game {game_index + 1} has no decision {decision_id}")
 
 
 def _export(record, game_index, game, kind, entry, bank_ms, move) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def _row(
     i: int, st: Standing, above: Standing | None, axis: tuple[float, float], bot_id: int
 ) -> Row:
     r, stats = st.rating, st.stats
-    bot, _, version = st.ref.rpartition("@")
+    bot, _, version = st.ref.partition("@")  # a house bot's ref is its name alone
     separated = above is None or above.rating.ci_low > r.ci_high
     return Row(
         rank=i + 1,

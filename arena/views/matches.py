@@ -15,7 +15,6 @@ from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from arena.store import (
-    Bot,
     BotVersion,
     GameScore,
     Match,
@@ -118,12 +117,8 @@ def match_rows(s: Session, matches: list[Match]) -> list[MatchRow]:
     """Rows with seat names, totals and fault counts, in three queries for the whole page."""
     ids = [m.id for m in matches]
     versions = {v for m in matches for v in m.seats}
-    query = (
-        select(BotVersion.id, BotVersion.bot_id, Bot.name, BotVersion.version)
-        .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(BotVersion.id.in_(versions))
-    )
-    names = {v: (bot, f"{name}@{version}") for v, bot, name, version in s.execute(query)}
+    query = select(BotVersion).where(BotVersion.id.in_(versions))
+    names = {v.id: (v.bot_id, v.ref) for v in s.scalars(query)}  # house bots: name alone
     totals = _totals(s, ids)
     faults = _fault_counts(s, ids)
     return [_row(m, names, totals, faults) for m in matches]

@@ -1,6 +1,7 @@
-"""The smallest complete bot: a random legal call and a random legal card."""
+"""The smallest complete bot: a random legal call and a random legal card.
 
-import random
+Its choices come from ``self.rng``, which the SDK seeds from the match's id: a seeded
+``arena play`` or ``arena demo`` repeats exactly."""
 
 from arena.sdk import Bot, serve
 
@@ -10,10 +11,10 @@ class RandomBot(Bot):
     version = "1.0.0"
 
     def call(self, obs):
-        return random.choice(obs.legal_calls)
+        return self.rng.choice(obs.legal_calls)
 
     def play(self, obs):
-        return random.choice(obs.legal_cards)
+        return self.rng.choice(obs.legal_cards)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.bots.house.names import HouseName, parse_house
-from arena.bots.package import PackageError
+from arena.bots.house.names import HouseName, number_copies, parse_house
+from arena.bots.package import PackageError, parse_manifest
 
 
 @pytest.mark.parametrize(
@@ -35,3 +35,46 @@ def test_stored_names() -> None:
 def test_unknown_house_bots_are_refused(name: str) -> None:
     with pytest.raises(PackageError, match="unknown house bot"):
         parse_house(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("house-heuristic", HouseName("heuristic")),  # what every output prints...
+        ("house-heuristic-2", HouseName("heuristic", 2)),  # ...reads back as the same bot
+        ("house-random", HouseName("random")),
+        ("house-party", None),  # not a house kind: an ordinary (unregistrable) name
+        ("house-heuristic-1", None),  # copy 1 has no suffix
+        ("house-heuristic@builtin", None),  # a version ref: the store resolves it
+    ],
+)
+def test_the_printed_name_is_read_back(name: str, expected: HouseName | None) -> None:
+    assert parse_house(name) == expected
+    if expected is not None:
+        assert expected.stored_name == name
+
+
+@pytest.mark.parametrize(
+    ("specs", "expected"),
+    [
+        (
+            ["random", "random", "heuristic", "house:heuristic"],
+            ["house:random#1", "house:random#2", "house:heuristic#1", "house:heuristic#2"],
+        ),
+        (  # an explicit copy keeps its number; the others take the free ones
+            ["house:random#2", "random", "random", "bots/mine"],
+            ["house:random#2", "house:random#1", "house:random#3", "bots/mine"],
+        ),
+    ],
+)
+def test_play_numbers_house_copies_as_tournaments_do(specs, expected) -> None:
+    numbered = number_copies(specs)
+    assert numbered == expected
+    names = [parse_house(s).stored_name for s in numbered if s.startswith("house:")]
+    assert len(set(names)) == len(names)
+
+
+def test_a_bot_package_cannot_take_a_house_name() -> None:
+    with pytest.raises(PackageError, match="belong to the house bots"):
+        parse_manifest('name = "house-random"\ncommand = ["python3", "bot.py"]')
+    assert parse_manifest('name = "housekeeper"\ncommand = ["x"]')["name"] == "housekeeper"

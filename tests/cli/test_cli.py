@@ -259,7 +259,7 @@ def test_tournament_list_and_retry_failed(arena, home, sandbox):
     assert re.match(r"2\s+2 bots, pagat, seed 2\s+draft\s+0/4\s+20\d\d-", rows["2"]), rows
     assert re.match(r"1\s+.*\s+running\s+3/4, 1 failed\s", rows["1"]), rows
     put_back = ok(arena("tournament", "retry-failed", "1"))
-    assert put_back.strip() == "tournament 1: 1 failed matches put back to play"
+    assert put_back.strip() == "tournament 1: 1 failed match put back to play"
     assert "tournament 1: 4 done" in ok(arena("tournament", "run", "1", "--workers", "1"))
     one_line_error(arena("tournament", "retry-failed", "9"), "no tournament with id 9")
 
@@ -304,7 +304,7 @@ def test_play_with_house_bots_prints_deals_and_standings(arena, tmp_path):
     for game, deal in ((1, 1), (1, 2), (2, 1), (2, 2)):
         assert f"Game {game}, deal {deal}" in out
     standings = out.split("Match standings", 1)[1]
-    names = ("house:random#1", "house:random#2", "house:heuristic#1", "house:heuristic#2")
+    names = ("house-random", "house-random-2", "house-heuristic", "house-heuristic-2")
     ranks = [int(row.split()[1]) for row in table_rows(standings, names).values()]  # "│ 1 │"
     assert sorted(ranks) == [1, 2, 3, 4]
     assert f"Replay written to {replay}" in out
@@ -370,9 +370,9 @@ def _wrong_score(record: dict) -> None:
 @pytest.mark.parametrize(
     ("change", "where"),
     [
-        (_move_a_trick, "game 1: deal 0: tricks won: record says"),
-        (_other_card, "game 0: deal 1: trick 5, card 2: "),
-        (_wrong_score, "game 0: final scores: record says"),
+        (_move_a_trick, "game 2: deal 1: tricks won: record says"),
+        (_other_card, "game 1: deal 2: trick 6, card 3: "),
+        (_wrong_score, "game 1: final scores: record says"),
     ],
 )
 def test_replay_check_locates_a_tampered_record(arena, good_record, change, where):

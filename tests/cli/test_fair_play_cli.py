@@ -250,8 +250,8 @@ def test_escapes_and_markup_in_the_last_log_line_reach_play_literally(home: Path
     injector = bot("terminal_injection", home)
     options = ("--games", "1", "--deals", "1", "--quiet", "--log-dir", home / "logs")
     result = arena("play", injector, "random", "random", "random", *options)
-    assert result.exit_code == 0, result.output
-    assert "start_failed" in result.output
+    assert result.exit_code == 1, result.output  # it never started: play says so
+    assert "start_failed" in result.output and "did not start" in result.output
     assert_shown_literally(result.output)
 
 

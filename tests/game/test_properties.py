@@ -233,7 +233,7 @@ def _mutate(record: dict, kind: str, rng: random.Random) -> tuple[dict, list[str
     d = rng.randrange(len(rec["deals"]))
     deal = rec["deals"][d]
     tricks = deal["tricks"]
-    where = f"deal {d}: "
+    where = f"deal {d + 1}: "
     if kind == "swap":  # a card swapped between two tricks, played by different seats
         t = rng.randrange(12)
         pairs = [
@@ -245,15 +245,15 @@ def _mutate(record: dict, kind: str, rng: random.Random) -> tuple[dict, list[str
         i, j = rng.choice(pairs)
         a, b = tricks[t]["cards"][i], tricks[t + 1]["cards"][j]
         tricks[t]["cards"][i], tricks[t + 1]["cards"][j] = b, a
-        return rec, [where + f"trick {t}, card {i}: ", f"cannot play {b}: not in its hand"]
+        return rec, [where + f"trick {t + 1}, card {i + 1}: ", f"cannot play {b}: not in its hand"]
     if kind == "winner":
         t = rng.randrange(13)
         tricks[t]["winner"] = (tricks[t]["winner"] + rng.randint(1, 3)) % 4
-        return rec, [where + f"trick {t} winner: "]
+        return rec, [where + f"trick {t + 1} winner: "]
     if kind == "leader":
         t = rng.randrange(13)
         tricks[t]["leader"] = (tricks[t]["leader"] + rng.randint(1, 3)) % 4
-        return rec, [where + f"trick {t} leader: "]
+        return rec, [where + f"trick {t + 1} leader: "]
     if kind == "call":
         seat = rng.randrange(4)
         call, won = deal["calls"][seat], deal["won"][seat]
@@ -270,7 +270,7 @@ def _mutate(record: dict, kind: str, rng: random.Random) -> tuple[dict, list[str
         return rec, [where + f"seat {seat} cannot call"]
     if kind == "seed":
         rec["seed"] = rec["seed"] + rng.randint(1, 1000)
-        return rec, ["deal 0: seed: "]
+        return rec, ["deal 1: seed: "]
     if kind == "deal_seed":
         deal["seed"] = deal["seed"] + rng.randint(1, 1000)
         return rec, [where + "seed: "]

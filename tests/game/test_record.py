@@ -106,7 +106,7 @@ def test_a_match_record_validates_each_game_and_names_the_bad_one() -> None:
         games[1]["deals"][3]["tricks"][5]["winner"] + 1
     ) % 4
     message = validate_record({"games": games})
-    assert message is not None and message.startswith("game 1: deal 3: trick 5 winner")
+    assert message is not None and message.startswith("game 2: deal 4: trick 6 winner")
 
 
 # -- tampering ------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def test_a_card_swapped_between_two_tricks_is_rejected(record: dict) -> None:
     t, i, j = _other_seat_pair(deal)
     a, b = deal["tricks"][t]["cards"][i], deal["tricks"][t + 1]["cards"][j]
     deal["tricks"][t]["cards"][i], deal["tricks"][t + 1]["cards"][j] = b, a
-    rejected(rec, f"deal 2: trick {t}, card {i}:", f"cannot play {b}: not in its hand")
+    rejected(rec, f"deal 3: trick {t + 1}, card {i + 1}:", f"cannot play {b}: not in its hand")
 
 
 def test_a_wrong_trick_winner_is_rejected(record: dict) -> None:
@@ -137,14 +137,14 @@ def test_a_wrong_trick_winner_is_rejected(record: dict) -> None:
     trick = rec["deals"][1]["tricks"][7]
     right = trick["winner"]
     trick["winner"] = (right + 2) % 4
-    rejected(rec, "deal 1: trick 7 winner:", f"record says {(right + 2) % 4}", f"give {right}")
+    rejected(rec, "deal 2: trick 8 winner:", f"record says {(right + 2) % 4}", f"give {right}")
 
 
 def test_a_wrong_trick_leader_is_rejected(record: dict) -> None:
     rec = mutated(record)
     trick = rec["deals"][0]["tricks"][4]
     trick["leader"] = (trick["leader"] + 1) % 4
-    rejected(rec, "deal 0: trick 4 leader:")
+    rejected(rec, "deal 1: trick 5 leader:")
 
 
 def test_a_changed_call_that_changes_the_points_is_rejected(record: dict) -> None:
@@ -159,26 +159,26 @@ def test_a_changed_call_that_changes_the_points_is_rejected(record: dict) -> Non
         if score_tenths(n, won, rules) != score_tenths(call, won, rules)
     )
     deal["calls"][seat] = new
-    rejected(rec, "deal 3: points:")
+    rejected(rec, "deal 4: points:")
 
 
 def test_an_out_of_range_call_is_rejected(record: dict) -> None:
     rules = Ruleset.from_dict(record["rules"])
     rec = mutated(record)
     rec["deals"][0]["calls"][1] = rules.max_call + 1
-    rejected(rec, "deal 0: seat 1 cannot call", f"calls range {rules.min_call}-{rules.max_call}")
+    rejected(rec, "deal 1: seat 1 cannot call", f"calls range {rules.min_call}-{rules.max_call}")
 
 
 def test_a_changed_game_seed_is_rejected(record: dict) -> None:
     rec = mutated(record)
     rec["seed"] += 1
-    rejected(rec, "deal 0: seed:")
+    rejected(rec, "deal 1: seed:")
 
 
 def test_a_changed_deal_seed_is_rejected(record: dict) -> None:
     rec = mutated(record)
     rec["deals"][2]["seed"] += 1
-    rejected(rec, "deal 2: seed:")
+    rejected(rec, "deal 3: seed:")
 
 
 def test_a_changed_hand_is_rejected(record: dict) -> None:
@@ -187,22 +187,22 @@ def test_a_changed_hand_is_rejected(record: dict) -> None:
     a, b = hands[0].split(), hands[3].split()
     a[0], b[0] = b[0], a[0]
     hands[0], hands[3] = " ".join(a), " ".join(b)
-    rejected(rec, "deal 4: hands:")
+    rejected(rec, "deal 5: hands:")
 
 
 def test_a_changed_first_dealer_is_rejected(record: dict) -> None:
     rec = mutated(record)
     rec["first_dealer"] = (rec["first_dealer"] + 1) % 4
-    rejected(rec, "deal 0:")
+    rejected(rec, "deal 1:")
 
 
 def test_changed_won_points_or_scores_are_rejected(record: dict) -> None:
     rec = mutated(record)
     rec["deals"][1]["won"][0] += 1
-    rejected(rec, "deal 1: tricks won:")
+    rejected(rec, "deal 2: tricks won:")
     rec = mutated(record)
     rec["deals"][1]["points"][3] = 99
-    rejected(rec, "deal 1: points:", "record says [")
+    rejected(rec, "deal 2: points:", "record says [")
     rec = mutated(record)
     rec["scores"][0] += 1
     rejected(rec, "final scores:")
@@ -224,13 +224,13 @@ def test_changed_rules_are_rejected(record: dict) -> None:
 def test_missing_or_extra_tricks_are_rejected(record: dict) -> None:
     rec = mutated(record)
     del rec["deals"][2]["tricks"][-1]
-    rejected(rec, "deal 2: only 12 tricks recorded")
+    rejected(rec, "deal 3: only 12 tricks recorded")
     rec = mutated(record)
     rec["deals"][2]["tricks"].append(copy.deepcopy(rec["deals"][2]["tricks"][-1]))
-    rejected(rec, "deal 2: 14 tricks recorded, a deal has 13")
+    rejected(rec, "deal 3: 14 tricks recorded, a deal has 13")
     rec = mutated(record)
     rec["deals"][4]["tricks"].append(copy.deepcopy(rec["deals"][4]["tricks"][-1]))
-    rejected(rec, "deal 4: 14 tricks recorded, a deal has 13")
+    rejected(rec, "deal 5: 14 tricks recorded, a deal has 13")
 
 
 def test_two_tricks_merged_into_one_are_rejected(record: dict) -> None:
@@ -241,19 +241,19 @@ def test_two_tricks_merged_into_one_are_rejected(record: dict) -> None:
     tricks[0]["cards"] += tricks[1]["cards"]
     tricks[0]["winner"] = tricks[1]["winner"]
     del tricks[1]
-    rejected(rec, "deal 0: trick 0: a trick is a list of 4 cards")
+    rejected(rec, "deal 1: trick 1: a trick is a list of 4 cards")
 
 
 def test_extra_calls_are_rejected(record: dict) -> None:
     rec = mutated(record)
     rec["deals"][0]["calls"].append(3)
-    rejected(rec, "deal 0: calls:")
+    rejected(rec, "deal 1: calls:")
 
 
 def test_a_card_that_does_not_exist_is_rejected(record: dict) -> None:
     rec = mutated(record)
     rec["deals"][0]["tricks"][0]["cards"][0] = "1S"
-    rejected(rec, "deal 0:", "'1S'")
+    rejected(rec, "deal 1:", "'1S'")
 
 
 def test_an_illegal_but_held_card_is_rejected() -> None:
@@ -271,7 +271,7 @@ def test_an_illegal_but_held_card_is_rejected() -> None:
                 if played[1] == led and off:
                     bad = mutated(rec)
                     bad["deals"][d]["tricks"][t]["cards"][k] = off[0]
-                    rejected(bad, f"deal {d}: trick {t}, card {k}:", "not legal here")
+                    rejected(bad, f"deal {d + 1}: trick {t + 1}, card {k + 1}:", "not legal here")
                     return
             for k, card in enumerate(trick["cards"]):
                 hands[(trick["leader"] + k) % 4].discard(card)
@@ -301,10 +301,10 @@ def test_malformed_records_get_a_message_not_a_crash(bad: Any) -> None:
 def test_malformed_parts_of_a_record_get_a_message(record: dict) -> None:
     for path, value, expect in [
         (("deals",), 5, "deals must be a list"),
-        (("deals", 0), "deal", "deal 0:"),
-        (("deals", 0, "tricks", 0), None, "deal 0:"),
+        (("deals", 0), "deal", "deal 1:"),
+        (("deals", 0, "tricks", 0), None, "deal 1:"),
         (("deals", 0, "tricks", 0, "cards"), "AS KS QS JS", "a trick is a list of 4 cards"),
-        (("deals", 0, "calls"), [2, 2], "deal 0:"),
+        (("deals", 0, "calls"), [2, 2], "deal 1:"),
         (("rules",), None, "bad record header"),
     ]:
         rec = mutated(record)
@@ -315,7 +315,7 @@ def test_malformed_parts_of_a_record_get_a_message(record: dict) -> None:
         rejected(rec, expect)
     rec = mutated(record)
     del rec["deals"][1]["won"]
-    rejected(rec, "deal 1:", "won")
+    rejected(rec, "deal 2:", "won")
 
 
 def test_a_card_is_parsed_from_its_record_text() -> None:

@@ -312,14 +312,14 @@ def test_a_link_to_a_file_inside_the_bot_is_packed_as_that_file(db, runtime, tmp
 
 def test_house_versions_are_created_once_per_house_bot(db, runtime):
     heuristic = house_version(db, runtime, "house:heuristic")
-    assert (heuristic.ref, heuristic.status) == ("house-heuristic@builtin", "valid")
+    assert (heuristic.ref, heuristic.status) == ("house-heuristic", "valid")  # one version
     assert heuristic.manifest["house"] == "heuristic"
     assert house_version(db, runtime, "house:heuristic").id == heuristic.id
 
     second = house_version(db, runtime, "house:heuristic#2")
     rand = house_version(db, runtime, "house:random")
-    assert (second.ref, second.manifest["house"]) == ("house-heuristic-2@builtin", "heuristic")
-    assert (rand.ref, rand.manifest["house"]) == ("house-random@builtin", "random")
+    assert (second.ref, second.manifest["house"]) == ("house-heuristic-2", "heuristic")
+    assert (rand.ref, rand.manifest["house"]) == ("house-random", "random")
     assert len({heuristic.id, second.id, rand.id}) == 3
     assert counts(db, BOT_TABLES) == {"bots": 3, "bot_versions": 3}
 
@@ -332,7 +332,7 @@ def test_house_versions_are_created_once_per_house_bot(db, runtime):
 def test_players_for_versions(db, runtime, tmp_path):
     house = player_for(db, runtime, house_version(db, runtime, "house:random"), 5, tmp_path)
     assert isinstance(house, InProcessPlayer)
-    assert house.name == "house-random@builtin"
+    assert house.name == "house-random"  # as play and the standings call it
 
     version = register_bot(db, runtime, SAMPLE_BOTS / "heuristic", validate=False)
     player = player_for(db, runtime, version, 5, tmp_path / "logs")

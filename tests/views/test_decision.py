@@ -56,7 +56,7 @@ def test_unknown_decision_is_a_clear_error(played):
     record, _ = played
     with pytest.raises(DecisionNotFound, match="no decision 99999"):
         export_decision(record, 0, 99999)
-    with pytest.raises(DecisionNotFound, match="no game 7"):
+    with pytest.raises(DecisionNotFound, match=r"no game 8 \(index 7\)"):
         export_decision(record, 7, 1)
 
 
@@ -67,7 +67,7 @@ def test_replay_decision_asks_a_bot_again(played, tmp_path):
     path.write_text(json.dumps(export_decision(record, request.game, request.id)))
     result = CliRunner().invoke(main, ["replay", "decision", str(path), "--bot", "heuristic"])
     assert result.exit_code == 0, result.output
-    assert f"decision {request.id} ({request.kind}), house:heuristic answers:" in result.output
+    assert f"decision {request.id} ({request.kind}), house-heuristic answers:" in result.output
 
 
 def test_replay_decision_refuses_other_files(tmp_path):

@@ -1,0 +1,70 @@
+"""Which runtimes this machine can run a bot with, and what a manifest's ``runtime`` asks.
+
+``python``, ``python3`` and ``python3.X`` name a Python: the platform's own (which ``python``
+and ``python3`` commands run) or another ``python3.X`` on the PATH a bot gets (its
+interpreter's folder, /usr/local/bin, /usr/bin, /bin: what the sandbox shows of the host).
+``node`` and ``nodeN`` name Node.js of major version N or newer. Anything else is refused
+with the list of what is here, before a failed start.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+_RUNTIME = re.compile(r"^(python|node)(\d+(?:\.\d+)?)?$")
+
+
+def _bot_path() -> str:
+    """The PATH the sandbox gives a bot (see ``arena.bots.sandbox.bwrap``)."""
+    return os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
+
+
+@functools.cache
+def available_runtimes() -> tuple[str, ...]:
+    """The runtimes found here, newest Python first: e.g. ``("python3.11", "node20")``."""
+    own = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    pythons = {own} | {
+        f"python3.{m}" for m in range(6, 30) if shutil.which(f"python3.{m}", path=_bot_path())
+    }
+    found = sorted(pythons, key=lambda p: -int(p.rsplit(".", 1)[1]))
+    if (major := _node_major()) is not None:
+        found.append(f"node{major}")
+    return tuple(found)
+
+
+def _node_major() -> int | None:
+    node = shutil.which("node", path=_bot_path())
+    if node is None:
+        return None
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    match = re.match(r"v(\d+)", out.stdout.strip())
+    return int(match.group(1)) if match else None
+
+
+def runtime_problem(runtime: str) -> str | None:
+    """Why the manifest's ``runtime`` cannot run here (None: it can, or none is asked)."""
+    if not runtime:
+        return None
+    here = available_runtimes()
+    listed = ", ".join(here) or "none"
+    match = _RUNTIME.match(runtime.strip().lower())
+    if match is None:
+        return (
+            f"runtime {runtime!r} is not one the platform knows (write python3.X or nodeN; "
+            f"available here: {listed})"
+        )
+    family, version = match.groups()
+    if family == "python":
+        ok = version in (None, "3") or f"python{version}" in here
+    else:
+        majors = [int(r[4:]) for r in here if r.startswith("node")]
+        ok = bool(majors) and (version is None or max(majors) >= int(float(version)))
+    return None if ok else f"runtime {runtime!r} is not available here (available: {listed})"
