@@ -454,8 +454,10 @@ def test_without_bwrap_play_and_bot_add_refuse_in_one_line(arena, no_bwrap, tmp_
 
 
 def test_the_unsafe_flag_runs_and_marks_the_result(arena, no_bwrap, tmp_path):
+    """The JavaScript sample: under rlimits a bot runs as a dedicated uid, which cannot run a
+    Python installed in root's home (as this machine's is); /usr/bin/node it can."""
     replay = tmp_path / "match.json"
-    bots = (str(SAMPLE_BOTS / "random"), "random", "random", "random")
+    bots = (str(SAMPLE_BOTS / "js_lowcard"), "random", "random", "random")
     options = ("--games", "1", "--deals", "1", "--quiet", "--replay", replay)
     out = ok(arena("play", *bots, *options, "--unsafe-no-sandbox"))
     assert "UNSANDBOXED" in out
