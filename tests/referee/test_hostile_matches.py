@@ -19,6 +19,7 @@ import pytest
 
 from arena.bots.limits import Limits, MiB
 from arena.game import Deal, Observation, Ruleset, parse_card
+from arena.referee import Clock
 from arena.referee.moves import fallback
 from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, POLICY, SAMPLE_BOTS, MatchRun
 from tests.support import need_cgroups
@@ -342,8 +343,11 @@ def test_shared_memory_beyond_the_cap_kills_only_the_bot(run_match) -> None:
 
 
 def test_cpu_spinner_is_killed_by_the_cpu_limit(run_match) -> None:
-    # Strikes never forfeit it here: only the CPU limit can stop the spinning process.
-    run = run_match("cpu_spin", limits=Limits(cpu_seconds=2), max_strikes=1000)
+    # Strikes never forfeit it here: only the CPU limit can stop the spinning process. Each
+    # game starts a fresh process, so the limit must be reached within one game's timeouts
+    # (26 x 300 ms of wall time here) even on a loaded machine.
+    slow = Clock(decision_ms=300, bank_ms=300, startup_ms=10_000)
+    run = run_match("cpu_spin", clock=slow, limits=Limits(cpu_seconds=1), max_strikes=1000)
     run.assert_completed_and_contained()
     kinds = run.kinds()
     assert kinds[-2:] == ["crash", "forfeit"]
