@@ -60,7 +60,9 @@ def test_every_documented_route_answers_as_documented(client, site):
     ids = {"match_id": site.faulty, "game": fault["game"], "decision": fault["decision"]}
     ids |= {"tournament_id": site.tournament, "bot_id": site.bots["alpha"]}
     for path, item in SPEC["paths"].items():
-        op = item["get"]
+        op = item.get("get")
+        if op is None or "security" in op:  # uploads and token routes: tests/submissions
+            continue
         reply = client.get(url_for(path, op, ids))
         assert reply.status_code == 200, path
         check(reply.get_json(), schema_of(op, "200"), path)
