@@ -35,8 +35,17 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _END_RECORD = b"PK\x05\x06"
 _END_MAX = 22 + 0xFFFF  # end-of-central-directory record plus the longest comment
 _MAX_DIRECTORY = MAX_FILES * 1024  # central directory bytes: a name up to ~1000 bytes each
-# What a corrupt compressed stream raises besides BadZipFile.
-_UNPACK_ERRORS = (zipfile.BadZipFile, OSError, zlib.error, EOFError)
+# What a corrupt archive raises besides BadZipFile: a broken compressed stream (zlib.error,
+# EOFError), a name flagged UTF-8 that is not (UnicodeDecodeError), a "version needed to
+# extract" or feature zipfile lacks (NotImplementedError).
+_UNPACK_ERRORS = (
+    zipfile.BadZipFile,
+    OSError,
+    zlib.error,
+    EOFError,
+    UnicodeDecodeError,
+    NotImplementedError,
+)
 
 
 class PackageError(ValueError):
