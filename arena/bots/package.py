@@ -125,9 +125,8 @@ def _from_dir(root: Path, digest: str, shown: str | None = None) -> BotPackage:
         where, inside = str(root), str(manifest)
     else:  # an archive: name the user's file and the manifest's place inside it
         where = shown
-        inside = f"{shown}: {manifest.relative_to(root.parent).as_posix()}"
-        if root.parent.name != digest:  # the archive root, not a single top folder
-            inside = f"{shown}: {MANIFEST}"
+        top = "" if root.name == digest else f"{root.name}/"  # its single top folder
+        inside = f"{shown}: {top}{MANIFEST}"
     if manifest.is_symlink() or not manifest.is_file():
         raise PackageError(f"{where}: no {MANIFEST} (it must name the bot and its start command)")
     data = parse_manifest(manifest.read_text(errors="replace"), inside)

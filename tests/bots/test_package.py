@@ -176,3 +176,14 @@ def test_a_mangled_archive_is_refused_in_one_line_or_unpacked_never_a_crash(chan
             load_package(Path(tmp) / "b.zip", Path(tmp) / "cache", shown="b.zip")
         except PackageError as exc:
             assert str(exc).startswith("b.zip") and "\n" not in str(exc)
+
+
+def test_manifest_problems_name_the_archive_and_the_place_inside_it(tmp_path):
+    bad = GOOD + "colour = 1\n"
+    flat = make_zip(tmp_path / "flat.zip", {"bot.toml": bad.encode()})
+    nested = make_zip(tmp_path / "nested.zip", {"mybot/bot.toml": bad.encode()})
+    for archive, inside in ((flat, "bot.toml"), (nested, "mybot/bot.toml")):
+        with pytest.raises(PackageError) as err:
+            load_package(archive, tmp_path / "cache", shown="upload.zip")
+        assert str(err.value).startswith(f"upload.zip: {inside}: unknown keys colour")
+        assert str(tmp_path) not in str(err.value)
