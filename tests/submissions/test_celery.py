@@ -11,8 +11,14 @@ from arena.store import Database, create_user, issue_token
 from tests.services.conftest import sample_copy
 from tests.submissions.conftest import BAD_BOTS
 from tests.submissions.live import live_dashboard, submit_cli
-from tests.workers.conftest import cluster_db, free_port, redis, workers  # noqa: F401
+from tests.workers import conftest as cluster
+from tests.workers.conftest import free_port
 from tests.workers.test_celery import wait_ready
+
+# The cluster's fixtures: a private redis-server, a Postgres schema, `arena worker` processes.
+redis = cluster.redis
+cluster_db = cluster.cluster_db
+workers = cluster.workers
 
 
 def token_for(db: Database, name: str) -> str:
@@ -25,7 +31,7 @@ def unpacked(data_dir: Path) -> list[Path]:
     return sorted(folder.iterdir()) if folder.exists() else []
 
 
-def test_uploads_are_validated_by_a_celery_worker(cluster_db, redis, workers, tmp_path):  # noqa: F811
+def test_uploads_are_validated_by_a_celery_worker(cluster_db, redis, workers, tmp_path):
     worker = workers.start()
     wait_ready(workers, 1)
     token = token_for(cluster_db, "carol")
@@ -46,7 +52,7 @@ def test_uploads_are_validated_by_a_celery_worker(cluster_db, redis, workers, tm
     assert workers.logs().count("arena.validate_bot") >= 2
 
 
-def test_a_broker_that_is_down_falls_back_to_the_dashboards_thread(cluster_db, tmp_path):  # noqa: F811
+def test_a_broker_that_is_down_falls_back_to_the_dashboards_thread(cluster_db, tmp_path):
     token = token_for(cluster_db, "dave")
     home = tmp_path / "home"
     home.mkdir()
