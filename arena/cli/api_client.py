@@ -4,6 +4,7 @@ verdict and the validation log. Plain ``urllib`` (no extra dependency); every fa
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -13,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 TIMEOUT_S = 60.0
+PROBE_S = 10.0  # for the answer to an upload's headers alone
 
 
 class ApiError(Exception):
@@ -79,8 +81,11 @@ class Client:
             "Content-Length": str(len(data)),
             "Content-Disposition": f'attachment; filename="{_header_safe(filename)}"',
         }
-        body = _Progress(data, report)
-        return self._call("POST", f"/api/v1/bots/{quoted}/versions", body, headers)
+        path = f"/api/v1/bots/{quoted}/versions"
+        try:
+            return self._call("POST", path, _Progress(data, report), headers)
+        except _Closed:
+            raise self._why_closed(path, headers) from None
 
     def status(self, version_id: int) -> dict:
         return self._call("GET", f"/api/v1/versions/{version_id}")
@@ -101,12 +106,12 @@ class Client:
         except urllib.error.URLError as exc:
             reason = exc.reason
             if isinstance(reason, ConnectionResetError | BrokenPipeError):
-                raise _closed(self.server) from None
+                raise _Closed(self.server) from None
             raise ApiError(
                 f"cannot reach the server at {self.server} ({reason}); is it running?"
             ) from None
         except (ConnectionResetError, BrokenPipeError):
-            raise _closed(self.server) from None
+            raise _Closed(self.server) from None
         except TimeoutError:
             raise ApiError(
                 f"the server at {self.server} did not answer in {TIMEOUT_S:.0f} s"
@@ -114,22 +119,50 @@ class Client:
         except json.JSONDecodeError:
             raise ApiError(f"{url} did not answer JSON: is --server the arena dashboard?") from None
 
+    def _why_closed(self, path: str, headers: dict) -> ApiError:
+        """A server that refuses an upload by its length answers at once and closes the
+        connection while the body is still being sent, so the answer is lost: ask again
+        with the headers alone (nothing is stored, no hourly slot is used) to read it."""
+        parts = urllib.parse.urlsplit(self.server)
+        secure = parts.scheme == "https"
+        kind = http.client.HTTPSConnection if secure else http.client.HTTPConnection
+        conn = kind(parts.netloc, timeout=PROBE_S)
+        try:
+            conn.putrequest("POST", parts.path + path)
+            for key, value in {**headers, "Authorization": f"Bearer {self.token}"}.items():
+                conn.putheader(key, value)
+            conn.endheaders()
+            reply = conn.getresponse()
+            message = json.loads(reply.read())["error"]
+        except (OSError, ValueError, KeyError, TypeError, http.client.HTTPException):
+            return _Closed(self.server)
+        finally:
+            conn.close()
+        return _refused(reply.status, message)
+
 
 def _refusal(exc: urllib.error.HTTPError) -> ApiError:
     try:
         message = json.loads(exc.read())["error"]
     except (ValueError, KeyError, TypeError, OSError):
         message = f"{exc.code} {exc.reason}"
-    if exc.code == 401:
+    return _refused(exc.code, message)
+
+
+def _refused(status: int, message: str) -> ApiError:
+    if status == 401:
         message += "; check ARENA_TOKEN (or the token file)"
-    return ApiError(f"the server refused: {message}", exc.code)
+    return ApiError(f"the server refused: {message}", status)
 
 
-def _closed(server: str) -> ApiError:
-    return ApiError(
-        f"the server at {server} closed the connection during the upload "
-        "(is the archive over its upload limit?)"
-    )
+class _Closed(ApiError):
+    """The server closed the connection before answering."""
+
+    def __init__(self, server: str) -> None:
+        super().__init__(
+            f"the server at {server} closed the connection during the upload "
+            "(is the archive over its upload limit?)"
+        )
 
 
 def _header_safe(filename: str) -> str:

@@ -5,13 +5,15 @@ line. SQLite and Postgres."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from arena.cli.api_client import token_file
 from arena.store import BotVersion
-from tests.submissions.conftest import BAD_BOTS, SAMPLE_BOTS
+from tests.services.conftest import sample_copy
+from tests.submissions.conftest import BAD_BOTS, SAMPLE_BOTS, stored_counts, submissions
 from tests.submissions.live import live_dashboard, submit_cli
 from tests.workers.conftest import free_port
 
@@ -108,3 +110,25 @@ def test_a_bad_bot_folder_is_refused_before_uploading(home, alice, tmp_path):
     url = f"http://127.0.0.1:{free_port()}"  # never reached
     line = error_line(submit_cli(folder, url, home, token=alice.token))
     assert line == f"Error: {folder}: no bot.toml (it must name the bot and its start command)"
+
+
+@pytest.mark.parametrize("token", ["alice", "wrong"])
+def test_an_upload_over_the_servers_limit_gets_the_servers_reason(
+    db, runtime, home, alice, tmp_path, token
+):
+    """The server refuses by the length and closes while the body is still being sent;
+    the command still shows the server's own answer, and nothing is stored."""
+    folder = sample_copy(tmp_path / "big", "big")
+    (folder / "weights.bin").write_bytes(os.urandom(8 << 20))  # incompressible
+    with live_dashboard(db, tmp_path, ARENA_MAX_UPLOAD="100000") as url:
+        result = submit_cli(folder, url, home, token=alice.token if token == "alice" else token)
+    line = error_line(result)
+    if token == "alice":
+        assert line == (
+            "Error: the server refused: big.zip: larger than the upload limit (100000 bytes); "
+            "leave build outputs and data out"
+        )
+    else:
+        assert line.startswith("Error: the server refused: this API token is not valid")
+        assert line.endswith("check ARENA_TOKEN (or the token file)")
+    assert stored_counts(db)["bot_versions"] == 0 and submissions(db) == []
