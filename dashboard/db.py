@@ -17,7 +17,7 @@ def init_app(app: Flask, database: Database | None) -> None:
 
 
 def session() -> Session:
-    """The request's session (read-only: the dashboard never writes)."""
+    """The request's session (read-only: uploads write through `arena.submissions`)."""
     if "arena_session" not in g:
         g.arena_exit = ExitStack()
         database: Database = current_app.extensions["arena_db"]

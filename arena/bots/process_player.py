@@ -157,6 +157,8 @@ class ProcessPlayer:
                 self._proc.wait(timeout=_EXIT_WAIT_S)
             if not self._proc.alive():
                 parts.append(f"exit status {self._proc.returncode}")
+                # its last words may still be in the pipe: the line authors need most
+                self._proc.settle_log(_EXIT_WAIT_S)
         tail = _last_line(self.log_path)
         if tail:
             parts.append(f"last log line: {tail}")

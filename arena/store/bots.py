@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 from arena.store.archives import get_archive, put_archive
 from arena.store.blobs import BlobStore, sha256_hex, tree_digest
 from arena.store.errors import StoreError
-from arena.store.models import BOT_STATUSES, Bot, BotRejection, BotVersion, User
+from arena.store.models import BOT_STATUSES, Bot, BotLog, BotRejection, BotVersion, User
 
 
 def add_bot_version(
@@ -41,12 +41,9 @@ def add_bot_version(
     blobs.put(archive_bytes)  # this machine's cache, which will run it first
     if taken is not None:  # rejected: the fixed upload takes its number
         return _replace_rejected(s, taken, digest, tree, manifest, status, reason)
+    bot = _bot_named(s, name, owner)
     try:
         with s.begin_nested():  # a concurrent upload may win the race on a unique key
-            bot = s.scalar(select(Bot).where(Bot.name == name))
-            if bot is None:
-                bot = Bot(name=name, owner_id=owner.id if owner else None)
-                s.add(bot)
             row = BotVersion(
                 bot=bot,
                 version=version,
@@ -100,6 +97,25 @@ def _replace_rejected(
     return row
 
 
+def _bot_named(s: Session, name: str, owner: User | None) -> Bot:
+    """The bot called ``name``, created (owned by ``owner``) if new; refused if it is someone
+    else's. Checked again here, at the write: a concurrent upload may have created it since
+    the caller looked."""
+    bot = s.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        try:
+            with s.begin_nested():
+                bot = Bot(name=name, owner_id=owner.id if owner else None)
+                s.add(bot)
+            return bot
+        except IntegrityError:  # created meanwhile: that one counts
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            if bot is None:
+                raise
+    _refuse_foreign(bot, owner)
+    return bot
+
+
 def _by_sha(s: Session, digest: str) -> BotVersion | None:
     return s.scalar(select(BotVersion).where(BotVersion.sha256 == digest))
 
@@ -119,8 +135,7 @@ def _taken(s: Session, name: str, version: str, owner: User | None) -> BotVersio
     bot = s.scalar(select(Bot).where(Bot.name == name))
     if bot is None:
         return None
-    if owner is not None and bot.owner_id not in (None, owner.id):
-        raise StoreError(f"the bot name {name!r} belongs to another user; rename your bot")
+    _refuse_foreign(bot, owner)
     query = select(BotVersion).where(BotVersion.bot_id == bot.id, BotVersion.version == version)
     row = s.scalar(query)
     if row is None or row.status == "rejected":
@@ -129,6 +144,11 @@ def _taken(s: Session, name: str, version: str, owner: User | None) -> BotVersio
         f"{name}@{version} already exists with different files ({row.status}); "
         "raise the version in bot.toml and upload again"
     )
+
+
+def _refuse_foreign(bot: Bot, owner: User | None) -> None:
+    if owner is not None and bot.owner_id not in (None, owner.id):
+        raise StoreError(f"the bot name {bot.name!r} belongs to another user; rename your bot")
 
 
 def _check_status(status: str) -> None:
@@ -147,6 +167,25 @@ def set_bot_status(
     row.status, row.reason = status, reason
     s.flush()
     return row
+
+
+def save_validation_log(s: Session, version_id: int, text: str) -> None:
+    """Keep what the bot wrote in its validation match (a log without a match)."""
+    query = select(BotLog).where(BotLog.bot_version_id == version_id, BotLog.match_id.is_(None))
+    row = s.scalar(query)
+    if row is None:
+        s.add(BotLog(match_id=None, bot_version_id=version_id, text=text))
+    else:
+        row.text = text
+    s.flush()
+
+
+def validation_log(s: Session, version_id: int) -> str | None:
+    """What the version wrote in its validation match; None when it has no such log."""
+    query = select(BotLog.text).where(
+        BotLog.bot_version_id == version_id, BotLog.match_id.is_(None)
+    )
+    return s.scalar(query)
 
 
 def find_bot_version(s: Session, ref: str | int) -> BotVersion:

@@ -27,6 +27,12 @@ class _LogPump:
         )
         self._thread.start()
 
+    def settle(self, timeout: float) -> bool:
+        """Wait until the pipe's writers are gone and all they wrote is in the log file
+        (the process exited); False if a writer (a leftover child) still holds it open."""
+        self._thread.join(timeout=timeout)
+        return not self._thread.is_alive()
+
     def finish(self, timeout: float) -> None:
         """Stop once the pipe is quiet (the sandbox is being stopped) and wait for it."""
         self._stop.set()

@@ -111,6 +111,11 @@ class SandboxedProcess:
     def log_bytes_dropped(self) -> int:
         return self._log.dropped
 
+    def settle_log(self, timeout: float) -> bool:
+        """After the bot exited: wait (up to ``timeout``) until everything it wrote is in its
+        log file, so its last line can be read; False if it is still open."""
+        return self._log.settle(timeout)
+
     @property
     def returncode(self) -> int | None:
         """Exit status once exited (negative: killed by that signal). In bwrap mode a bot

@@ -2,7 +2,7 @@
 upload replaced under the same version number.
 
 Revision ID: 0005_author
-Revises: 0004
+Revises: 0005_submissions
 Create Date: 2026-12-01
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_author"
-down_revision = "0004"
+down_revision = "0005_submissions"
 branch_labels = None
 depends_on = None
 
