@@ -59,6 +59,7 @@ from arena.store.results import (
 )
 from arena.store.tournaments import (
     TableSpec,
+    add_matches,
     create_tournament,
     get_tournament,
     list_tournaments,
@@ -99,6 +100,7 @@ __all__ = [
     "TournamentEntry",
     "User",
     "add_bot_version",
+    "add_matches",
     "authenticate",
     "bot_logs",
     "cached_archive",
