@@ -40,6 +40,7 @@ from arena.ratings import bt
 from arena.ratings.games import (
     ELO_CENTER,
     ELO_SCALE,
+    NO_DATA_HALF_WIDTH,
     PRIOR_GAMES,
     Z95,
     Games,
@@ -107,6 +108,8 @@ class _Fit:
         a = np.zeros((n + 1, n + 1))
         a[:n, :n] = self.hess
         a[n, :n], a[n, n] = _scale_derivatives(self.wins, s, k)
+        if not a[n, n] > 0:  # every margin equal: no scale to calibrate, nothing measured
+            return np.full(n, NO_DATA_HALF_WIDTH / Z95)
         bread = np.linalg.inv(a)
         g = self.t.n_groups
         cov = bread @ self._meat() @ bread.T * (g / (g - 1) if g > 1 else 1.0)

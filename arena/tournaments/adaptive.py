@@ -7,8 +7,9 @@ the three neighbour pairs; ties go to the top of the table). With ``top=K`` only
 neighbour pairs among the first K count, for a contest that must settle its podium first.
 After each chosen match it narrows the intervals of the four bots as that match would, by
 √(games / (games + games per match)) around the same estimate, so a batch of N matches
-spreads over the unsure places instead of piling on one. Seats are balanced: each table's starting seats go to the order
-(of the 24) that adds least to its bots' counts of starting seats so far.
+spreads over the unsure places instead of piling on one. Seats are balanced: each table's
+starting seats go to the order (of the 24) that adds least to its bots' counts of starting
+seats so far.
 
 Pure and deterministic: same standings, counts and options, same tables.
 """

@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 from arena.bots.house.names import parse_house
 from arena.game import Ruleset
+from arena.ratings import DEFAULT_MODEL
 from arena.referee import Clock, secret_seed
 from arena.store import (
     BotVersion,
@@ -34,10 +35,15 @@ def new_tournament(
     tables: int | None = None,
     max_tables: int = DEFAULT_MAX_TABLES,
     name: str = "",
+    rating_model: str = DEFAULT_MODEL,
+    adaptive_matches: int = 0,
+    adaptive_top: int | None = None,
 ) -> Tournament:
     """``bot_refs`` name valid bot versions (``name``, ``name@version`` or an id) or house
     bots (``house:heuristic``, ``house:random``). ``seed`` decides the seating only; every
-    match's deals get a secret seed of their own."""
+    match's deals get a secret seed of their own. ``adaptive_matches``: extra matches where
+    the ranking is unsure once the scheduled ones are played (``arena.tournaments.extend``),
+    separating the first ``adaptive_top`` places (None: all)."""
     if not bot_refs:
         raise StoreError("a tournament needs at least one entrant (--bots)")
     seed = random.randrange(2**31) if seed is None else seed
@@ -67,6 +73,9 @@ def new_tournament(
             seed,
             entries,
             specs,
+            rating_model=rating_model,
+            adaptive_matches=adaptive_matches,
+            adaptive_top=adaptive_top,
         )
 
 
