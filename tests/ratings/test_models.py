@@ -107,10 +107,10 @@ def test_game_effects_do_not_move_the_margin_ratings() -> None:
     groups = _match_groups(len(games))
     plain, rich = fit(games, groups, model="margin"), fit(shifted, groups, model="margin")
     for bot, r in plain.items():
-        for a, b in zip(
-            (r.elo, r.ci_low, r.ci_high), (rich[bot].elo, rich[bot].ci_low, rich[bot].ci_high)
-        ):
-            assert a == pytest.approx(b, abs=1e-6)
+        other = rich[bot]
+        assert (r.elo, r.ci_low, r.ci_high) == pytest.approx(
+            (other.elo, other.ci_low, other.ci_high), abs=1e-6
+        )
     bt_shifted = fit(shifted, groups, model="bradley-terry")
     assert bt_shifted == fit(games, groups, model="bradley-terry")  # order is unchanged too
 
