@@ -1,15 +1,21 @@
 """Extra matches where the ranking is unsure: tables of neighbours whose intervals overlap.
 
 A round robin spends as many matches on a pair whose order is certain as on neighbours
-whose intervals overlap. :func:`extra_tables` instead seats, match after match, the four
-consecutive bots of the current ranking whose neighbour intervals overlap most (summed over
-the three neighbour pairs; ties go to the top of the table). With ``top=K`` only the
-neighbour pairs among the first K count, for a contest that must settle its podium first.
-After each chosen match it narrows the intervals of the four bots as that match would, by
-√(games / (games + games per match)) around the same estimate, so a batch of N matches
-spreads over the unsure places instead of piling on one. Seats are balanced: each table's
-starting seats go to the order (of the 24) that adds least to its bots' counts of starting
-seats so far.
+whose intervals overlap. :func:`extra_tables` instead seats, match after match, the three
+consecutive bots of the current ranking whose two neighbour intervals overlap most (ties go
+to the top of the table; with ``top=K`` only the neighbour pairs among the first K count,
+for a contest that must settle its podium first). The fourth seat goes to the bot outside
+them with the widest interval. That anchor matters: Elo is relative to the mean of all the
+bots, so a bot's interval also holds the uncertainty of its distance to the rest, which
+matches among the same four bots alone never reduce (a first version that seated four
+neighbours never separated the top 3 of 8 bots in 2,000 matches, the round robin did in
+about 300: ``benchmarks/rating_fidelity.py --engine``).
+
+After each chosen match the intervals of its four bots are narrowed as that match would
+narrow them, by √(games / (games + games per match)) around the same estimate, so a batch
+of N matches spreads over the unsure places and the anchors instead of piling on one.
+Seats are balanced: each table's starting seats go to the order (of the 24) that adds least
+to its bots' counts of starting seats so far.
 
 Pure and deterministic: same standings, counts and options, same tables.
 """
@@ -22,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SEATS = 4
+WINDOW = 3  # neighbours per table; the fourth seat anchors them to the rest
 Seats = tuple[str, str, str, str]
 
 
@@ -70,24 +77,34 @@ def extra_tables(
     out = []
     for _ in range(count):
         start = _most_unsure(ranking, len(ranking) if top is None else top)
-        window = ranking[start : start + SEATS]
-        out.append(_seat(window, seats))
-        ranking[start : start + SEATS] = [_after_match(r, games_per_match) for r in window]
+        table = [*range(start, start + WINDOW), _anchor(ranking, start)]
+        out.append(_seat([ranking[i] for i in table], seats))
+        for i in table:
+            ranking[i] = _after_match(ranking[i], games_per_match)
     return out
 
 
 def _most_unsure(ranking: list[Ranked], top: int) -> int:
-    """Rank of the first bot of the window of four whose neighbour overlaps (among the
+    """Rank of the first bot of the window of three whose two neighbour overlaps (among the
     first ``top`` places) sum highest (overlaps counted from 0; then the least gap; then the
     top)."""
     gaps = [g if i < top - 1 else -math.inf for i, g in enumerate(overlaps(ranking))]
 
     def score(start: int) -> tuple[float, float, int]:
-        inside = gaps[start : start + SEATS - 1]
+        inside = gaps[start : start + WINDOW - 1]
         counted = [g for g in inside if g > -math.inf]
         return (sum(max(g, 0.0) for g in counted), sum(counted), -start)
 
-    return max(range(len(ranking) - SEATS + 1), key=score)
+    return max(range(len(ranking) - WINDOW + 1), key=score)
+
+
+def _anchor(ranking: list[Ranked], start: int) -> int:
+    """The fourth seat: the bot outside the window with the widest interval (then the
+    fewest games, then the best rank)."""
+    outside = [i for i in range(len(ranking)) if not start <= i < start + WINDOW]
+    return max(
+        outside, key=lambda i: (ranking[i].ci_high - ranking[i].ci_low, -ranking[i].games, -i)
+    )
 
 
 def _after_match(r: Ranked, games_per_match: int) -> Ranked:

@@ -60,8 +60,8 @@ def test_extend_adds_neighbour_tables_that_a_second_run_plays(db, store_runtime)
     assert [m.table_index for m in new] == [6, 7, 8]
     for m in new:
         assert m.status == "pending" and len(set(m.seats)) == 4
-        places = sorted(ranking.index(bot) for bot in m.seats)
-        assert places == list(range(places[0], places[0] + 4))  # neighbours in the ranking
+        places = {ranking.index(bot) for bot in m.seats}
+        assert any({p, p + 1, p + 2} <= places for p in places)  # 3 neighbours and an anchor
     summary = run_tournament(db, store_runtime, tid, workers=2)
     assert summary.counts == {"done": 3}
     assert summary.status == {"pending": 0, "running": 0, "done": 9, "failed": 0}
