@@ -13,10 +13,15 @@ are met.  ``evaluate`` takes the game simulator as a parameter, so
 ``simulate_games`` can later be replaced by engine games between heuristic bots
 of increasing randomness (pass ``true_elo=None`` when only the order is known).
 
-``--engine`` replaces the synthetic points by real games: eight house heuristic bots with
-increasing noise (a uniformly random move instead of its own with probability p) play
-five-deal pagat games through the rules engine. Their true order is the noise order; the
-truth for interval coverage is the fit on a large reference sample of such games.
+``--engine`` replaces the synthetic points by real games, played as the platform plays
+them: eight house heuristic bots with increasing noise (a uniformly random move instead of
+its own with probability p) meet in duplicate matches (the same five-deal pagat game four
+times, the bots rotated one seat each game), 100 matches = 400 games per tournament, the
+match as the group. Their true order is the noise order; the truth for interval coverage is
+each model's own fit on a large reference sample of such matches. Both rating models are
+fitted on the same games and printed side by side. Then the number of matches until the top
+3 are separated (neighbour 95 % intervals disjoint), round robin against adaptive extra
+matches (``arena.tournaments.adaptive``), on the same seeds.
 
 Usage: ``python benchmarks/rating_fidelity.py [--quick] [--engine]``.
 """
@@ -76,12 +81,13 @@ def evaluate(
     seeds: range,
     methods: Sequence[str] = ("sandwich",),
 ) -> Fidelity:
-    """Mean τ and interval coverage of ``fit`` over ``seeds`` runs of ``simulate``."""
+    """Mean τ and interval coverage of the Bradley–Terry fit (whose population Elo is the
+    synthetic truth) over ``seeds`` runs of ``simulate``."""
     taus, hits, total = [], dict.fromkeys(methods, 0), 0
     for seed in seeds:
         games, groups = simulate(np.random.default_rng(seed), n_games)
         for method in methods:
-            ratings = fit(games, groups, intervals=method, seed=seed)
+            ratings = fit(games, groups, model="bradley-terry", intervals=method, seed=seed)
             if true_elo is not None:
                 hits[method] += covered(ratings, true_elo)
         taus.append(kendall_tau(fitted_elo(ratings, len(true_order)), true_order))
