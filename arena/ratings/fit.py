@@ -11,7 +11,7 @@ order of ``games`` (bit for bit: the sums are of halves and integers).
 Regulariser.  Each bot gets ``PRIOR_GAMES`` = 1 virtual comparison, a draw
 against a virtual opponent of strength 0 (≈ the mean strength); see
 :mod:`arena.ratings.games`.  A bot that lost all of its 36 comparisons against
-average bots gets about 1500 − 740 instead of −∞.  With the hundreds of comparisons
+three equal bots ends about 750 Elo below them instead of at −∞.  With the hundreds of comparisons
 per bot of a tournament the pull is under a percent; on 4 games it is visible: A
 beating B in 3 of 4 gives ≈ 150 Elo instead of 400·log10(3) = 191.
 
@@ -41,9 +41,9 @@ One-sided records.  Every interval is finite.  A bot that never lost (or never
 won) a comparison has estimates far out in the logistic tail, where the cluster
 sandwich sees almost no variation and would be much too narrow; for such a bot the
 standard deviation is the larger of the sandwich's and the model-based one (the
-inverse information, prior included), which the prior dominates there: a bot that
-lost 36 of 36 comparisons gets about ±390 Elo, whose upper end lies above the
-"rule of three" bound.  Bots without comparisons, and every bot when there are
+inverse information, prior included), which the prior dominates there: that bot
+losing 36 of 36 gets about ±360 Elo, whose upper end lies above the "rule of
+three" bound (tested).  Bots without comparisons, and every bot when there are
 fewer than two groups, get the prior's interval (:mod:`arena.ratings.games`).  A
 lone bot gets exactly (1500, 1500).
 """
