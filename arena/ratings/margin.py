@@ -27,6 +27,9 @@ scores of group c and A the derivative of the equations, and the interval of eac
 the delta method on ``k·(s − mean s)``.  The joint treatment matters: an error that
 stretches the margins is mostly undone by a smaller ``k``.  No random numbers, so the
 fit is order-independent bit for bit (the games are put in canonical order first).
+
+Cost: 0.24 s for 100,000 four-player games of 50 bots with intervals, as the Bradley–Terry
+fit with its sandwich (``benchmarks/ratings_fit.py``).
 """
 
 from __future__ import annotations
