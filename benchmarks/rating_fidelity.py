@@ -13,10 +13,15 @@ are met.  ``evaluate`` takes the game simulator as a parameter, so
 ``simulate_games`` can later be replaced by engine games between heuristic bots
 of increasing randomness (pass ``true_elo=None`` when only the order is known).
 
-``--engine`` replaces the synthetic points by real games: eight house heuristic bots with
-increasing noise (a uniformly random move instead of its own with probability p) play
-five-deal pagat games through the rules engine. Their true order is the noise order; the
-truth for interval coverage is the fit on a large reference sample of such games.
+``--engine`` replaces the synthetic points by real games, played as the platform plays
+them: eight house heuristic bots with increasing noise (a uniformly random move instead of
+its own with probability p) meet in duplicate matches (the same five-deal pagat game four
+times, the bots rotated one seat each game), 100 matches = 400 games per tournament, the
+match as the group. Their true order is the noise order; the truth for interval coverage is
+each model's own fit on a large reference sample of such matches. Both rating models are
+fitted on the same games and printed side by side. Then the number of matches until the top
+3 are separated (neighbour 95 % intervals disjoint), round robin against adaptive extra
+matches (``arena.tournaments.adaptive``), on the same seeds.
 
 Usage: ``python benchmarks/rating_fidelity.py [--quick] [--engine]``.
 """
@@ -45,6 +50,8 @@ from arena.ratings.synthetic import (  # noqa: E402
     population_elo,
     random_tables,
 )
+from arena.tournaments.adaptive import Ranked, extra_tables, separated_top  # noqa: E402
+from arena.tournaments.schedule import schedule  # noqa: E402
 
 N_BOTS, N_GAMES, DEALS, SD_PER_DEAL = 8, 400, 5, 3.0
 TAU_TARGET, COVERAGE_RANGE = 0.95, (0.93, 0.97)
@@ -74,12 +81,13 @@ def evaluate(
     seeds: range,
     methods: Sequence[str] = ("sandwich",),
 ) -> Fidelity:
-    """Mean τ and interval coverage of ``fit`` over ``seeds`` runs of ``simulate``."""
+    """Mean τ and interval coverage of the Bradley–Terry fit (whose population Elo is the
+    synthetic truth) over ``seeds`` runs of ``simulate``."""
     taus, hits, total = [], dict.fromkeys(methods, 0), 0
     for seed in seeds:
         games, groups = simulate(np.random.default_rng(seed), n_games)
         for method in methods:
-            ratings = fit(games, groups, intervals=method, seed=seed)
+            ratings = fit(games, groups, model="bradley-terry", intervals=method, seed=seed)
             if true_elo is not None:
                 hits[method] += covered(ratings, true_elo)
         taus.append(kendall_tau(fitted_elo(ratings, len(true_order)), true_order))
@@ -121,14 +129,19 @@ def games_needed(gap: float, sizes: Sequence[int], seeds: range) -> None:
 
 
 NOISES = (0.0, 0.04, 0.08, 0.12, 0.16, 0.2, 0.25, 0.3)
+MATCHES, ROTATIONS, TOP = 100, 4, 3
+MODELS = ("margin", "bradley-terry")
 
 
-def engine_games(rng: np.random.Generator, n_games: int) -> Games:
-    """Five-deal pagat games among heuristic bots of increasing noise, random tables of 4."""
+def play_match(table: Sequence[int], seed: int) -> list[dict[int, float]]:
+    """One duplicate match as the referee plays it: the same seeded five-deal pagat game
+    four times, entrant e in seat (e + g) % 4 in game g; fresh bots every game."""
     games = []
-    for table in random_tables(rng, len(NOISES), n_games):
-        seed = int(rng.integers(2**31))
-        bots = [HeuristicBot(seed=seed + s, noise=NOISES[b]) for s, b in enumerate(table)]
+    for g in range(ROTATIONS):
+        seat_of = [(e + g) % 4 for e in range(4)]
+        bots = [HeuristicBot()] * 4
+        for e, b in enumerate(table):
+            bots[seat_of[e]] = HeuristicBot(seed=seed + 4 * g + e, noise=NOISES[b])
         game = Game(PAGAT, seed)
         while not game.over:
             seat = game.deal.to_act
@@ -137,28 +150,132 @@ def engine_games(rng: np.random.Generator, n_games: int) -> Games:
                 game.call(seat, bots[seat].call(obs))
             else:
                 game.play(seat, bots[seat].play(obs))
-        games.append({int(b): game.scores[s] / 10 for s, b in enumerate(table)})
-    return games, None
+        games.append({int(b): game.scores[seat_of[e]] / 10 for e, b in enumerate(table)})
+    return games
+
+
+def play_matches(
+    rng: np.random.Generator, tables: Sequence[Sequence[int]], first: int = 0
+) -> Games:
+    """Games and their match (the group) of duplicate matches on ``tables``."""
+    games, groups = [], []
+    for i, table in enumerate(tables):
+        games += play_match(table, int(rng.integers(2**31)))
+        groups += [first + i] * ROTATIONS
+    return games, groups
+
+
+def engine_matches(rng: np.random.Generator, n_matches: int) -> Games:
+    """Duplicate matches among the eight noisy heuristic bots, random tables of 4."""
+    return play_matches(rng, random_tables(rng, len(NOISES), n_matches).tolist())
 
 
 def engine_fidelity(quick: bool, seeds: int | None, reference: int | None) -> None:
-    reference = reference or (3_000 if quick else 30_000)
+    """Both models on the same games: mean tau and interval coverage, side by side."""
+    reference = reference or (500 if quick else 7_500)
     print(f"engine games: heuristic bots with noise {NOISES}")
-    ref_games, _ = engine_games(np.random.default_rng(10_000), reference)
-    truth = fitted_elo(fit(ref_games, intervals="none"), len(NOISES))
+    ref_games, ref_groups = engine_matches(np.random.default_rng(10_000), reference)
     per_deal = [np.mean([g[b] for g in ref_games if b in g]) / DEALS for b in range(len(NOISES))]
     print(
         "mean points per deal in the reference sample: " + " ".join(f"{x:+.2f}" for x in per_deal)
     )
     print("neighbour gaps: " + " ".join(f"{a - b:.2f}" for a, b in itertools.pairwise(per_deal)))
     order = -np.arange(len(NOISES), dtype=float)  # less noise, stronger
-    seeds = range(seeds or (8 if quick else 100))  # fewer: coverage is mostly noise
-    result = evaluate(engine_games, order, truth, N_GAMES, seeds, ("sandwich", "bootstrap"))
-    cov = ", ".join(f"{m} {100 * c:.1f}%" for m, c in result.coverage.items())
+    truth = {
+        m: fitted_elo(fit(ref_games, ref_groups, model=m, intervals="none"), len(NOISES))
+        for m in MODELS
+    }
+    seeds = range(seeds or (10 if quick else 100))
+    taus: dict[str, list[float]] = {m: [] for m in MODELS}
+    hits = dict.fromkeys(MODELS, 0)
+    for seed in seeds:
+        games, groups = engine_matches(np.random.default_rng(seed), MATCHES)
+        for m in MODELS:
+            ratings = fit(games, groups, model=m)
+            taus[m].append(kendall_tau(fitted_elo(ratings, len(NOISES)), order))
+            hits[m] += covered(ratings, truth[m])
     print(
-        f"{N_GAMES} games, {len(seeds)} seeds: mean tau {result.mean_tau:.3f}, "
-        f"coverage of 95% CI (truth: fit on {reference:,} games) {cov}  {_verdict(result)}"
+        f"{MATCHES} duplicate matches x {ROTATIONS} rotations = {MATCHES * ROTATIONS} games, "
+        f"match = group, {len(seeds)} tournaments; truth for coverage: each model's fit on "
+        f"{reference:,} matches"
     )
+    print(f"{'model':<14} {'mean tau':>9} {'coverage':>9}  target tau >= 0.98, coverage 93-97%")
+    for m in MODELS:
+        tau, cov = float(np.mean(taus[m])), hits[m] / (len(seeds) * len(NOISES))
+        ok = tau >= 0.98 and 0.93 <= cov <= 0.97
+        print(f"{m:<14} {tau:9.3f} {100 * cov:8.1f}%  {'targets met' if ok else 'TARGET MISSED'}")
+
+
+def _ranked(ratings: dict) -> list[Ranked]:
+    return [Ranked(str(b), r.elo, r.ci_low, r.ci_high, r.games) for b, r in ratings.items()]
+
+
+def matches_to_separate(seed: int, adaptive: bool, base: int, batch: int, cap: int) -> tuple:
+    """Matches until the top TOP bots' neighbour intervals are disjoint (margin model),
+    checked every ``batch`` matches; and whether that top is the true one in order.
+
+    Round robin: the platform's schedule of every 4-subset of the 8 bots, again and again
+    (a fresh seating each cycle). Adaptive: the first ``base`` tables of that round robin,
+    then ``batch`` extra tables at a time from ``extra_tables`` on the current standings
+    (``top=TOP``, as ``arena tournament extend --top 3`` does).
+    """
+    rng = np.random.default_rng(20_000 + seed)
+    names = [str(b) for b in range(len(NOISES))]
+
+    def round_robin(cycle: int) -> list[list[int]]:
+        return [[int(x) for x in t.seats] for t in schedule(names, 1_000 * seed + cycle)]
+
+    rr = [t for cycle in range(cap // 70 + 2) for t in round_robin(cycle)]
+    played: list[list[int]] = []
+    games: list[dict[int, float]] = []
+    groups: list[int] = []
+    while len(played) < cap:
+        if adaptive and len(played) >= base:
+            seats = {n: [0] * 4 for n in names}
+            for t in played:
+                for i, b in enumerate(t):
+                    seats[str(b)][i] += 1
+            standings = _ranked(fit(games, groups))
+            new = [
+                [int(x) for x in t] for t in extra_tables(standings, batch, seats, ROTATIONS, TOP)
+            ]
+        else:
+            step = base if not played else batch
+            new = rr[len(played) : len(played) + step]
+        more, more_groups = play_matches(rng, new, len(played))
+        played += new
+        games += more
+        groups += more_groups
+        ranking = sorted(_ranked(fit(games, groups)), key=lambda r: -r.elo)
+        if separated_top(ranking, TOP):
+            right = [r.name for r in ranking[:TOP]] == names[:TOP]
+            return len(played), right
+    return cap, False
+
+
+def separation(quick: bool, seeds: int | None) -> None:
+    """Matches to separate the top 3: adaptive against round robin, same seeds."""
+    seeds = range(seeds or (3 if quick else 10))
+    base, batch, cap = 28, 4, 2_000
+    print(
+        f"matches until the top {TOP} of the {len(NOISES)} bots are separated (neighbour 95% "
+        f"intervals disjoint, margin model), checked every {batch} matches, {len(seeds)} seeds:"
+    )
+    counts: dict[str, list[int]] = {"round robin": [], "adaptive": []}
+    right = dict.fromkeys(counts, 0)
+    for seed in seeds:
+        for label in counts:
+            n, ok = matches_to_separate(seed, label == "adaptive", base, batch, cap)
+            counts[label].append(n)
+            right[label] += ok
+    for label, ns in counts.items():
+        extra = " (round robin base, then extra_tables)" if label == "adaptive" else ""
+        print(
+            f"  {label:<12} mean {np.mean(ns):6.0f}  median {np.median(ns):6.0f}  "
+            f"per seed {ns}  top {TOP} in true order {right[label]}/{len(seeds)}{extra}"
+        )
+    ratio = np.mean(counts["adaptive"]) / np.mean(counts["round robin"])
+    print(f"  adaptive / round robin: {ratio:.2f} of the matches (base {base} matches)")
 
 
 def main() -> None:
@@ -166,11 +283,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer seeds")
     parser.add_argument("--engine", action="store_true", help="real engine games instead")
     parser.add_argument("--seeds", type=int, help="with --engine: tournaments to fit")
-    parser.add_argument("--reference", type=int, help="with --engine: games behind the truth")
+    parser.add_argument("--reference", type=int, help="with --engine: matches behind the truth")
+    parser.add_argument("--separation-seeds", type=int, help="with --engine: seeds per schedule")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.engine:
         engine_fidelity(args.quick, args.seeds, args.reference)
+        separation(args.quick, args.separation_seeds)
         print(f"total benchmark time {time.perf_counter() - started:.0f} s")
         return
     seeds = range(60 if args.quick else 300)

@@ -1,8 +1,9 @@
-"""Speed and interval coverage of ``arena.ratings.fit``.
+"""Speed and interval coverage of the Bradley–Terry fit (and the margin model's speed).
 
 Prints:
 1. seconds to fit 100,000 four-player games among 50 bots, for the point
-   estimate alone and with each interval method (best of 3, one core);
+   estimate alone and with each interval method (best of 3, one core), and for
+   the margin model (default) with its sandwich;
 2. the baseline: a naive 200-sample bootstrap that resamples groups and refits
    the games from scratch, timed on 10,000 games and extrapolated linearly;
 3. 95 % CI coverage over many seeds on a moderate problem (20 bots, 1,000
@@ -23,7 +24,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from arena.ratings import fit  # noqa: E402
+from arena.ratings import bradley_terry as fit  # noqa: E402
+from arena.ratings import margin  # noqa: E402
 from arena.ratings.synthetic import (  # noqa: E402
     covered,
     elo_from_strength,
@@ -59,6 +61,8 @@ def time_fit(repeats: int) -> None:
     for method in ("none", *METHODS):
         wall, cpu = _best_time(lambda m=method: fit(games, intervals=m), repeats)
         print(f"   intervals={method:<10} {wall:6.2f} s wall, {cpu:6.2f} s CPU")
+    wall, cpu = _best_time(lambda: margin(games), repeats)
+    print(f"   margin model, sandwich {wall:6.2f} s wall, {cpu:6.2f} s CPU")
 
 
 def naive_bootstrap(games: list[dict[int, float]], n_boot: int, seed: int = 0) -> None:

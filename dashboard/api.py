@@ -66,6 +66,8 @@ def _tables(s, tournament_id: int) -> dict:
     """Standings and head-to-head as JSON data, kept until the next result (2,500 cells)."""
     table = standings_table(s, tournament_id)
     return {
+        "model": table.board.model,
+        "scale": table.board.scale,
         "rows": [asdict(row) for row in table.board.rows],
         "head_to_head": {
             "bots": [row.bot_version_id for row in table.board.rows],

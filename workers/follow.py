@@ -90,8 +90,12 @@ def follow(
         if on_progress is not None:
             on_progress(state)
         if not (state["pending"] or state["running"]):
-            finish_if_over(db, tournament_id)
-            return state
+            finish_if_over(db, tournament_id)  # may schedule a round of adaptive matches
+            with db.session(read_only=True) as s:
+                state = progress(s, tournament_id)
+            if not state["pending"]:
+                return state
+            send_matches(db, tournament_id)
         if state["done"] + state["failed"] != ended:
             ended, since = state["done"] + state["failed"], time.monotonic()
         elif time.monotonic() - since > lease_s:

@@ -11,7 +11,7 @@ from celery.signals import worker_init
 from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
 from arena.config import Settings
 from arena.store import Database, get_match
-from arena.tournaments.dispatch import finish_if_over
+from arena.tournaments.dispatch import finish_if_over, matches_to_send
 from arena.tournaments.executor import worker_name
 from arena.tournaments.registry import Runtime, validate_stored
 from arena.tournaments.run import run_match
@@ -40,7 +40,7 @@ def _sweep(**_kwargs) -> None:
 def run_match_task(self: Task, match_id: int) -> str:
     """Play one match. Retried after a platform error (the database caps the attempts);
     while another worker holds the lease, it waits for the lease and looks again; the last
-    match closes its tournament."""
+    match closes its tournament (or schedules and sends its next adaptive round)."""
     db, runtime = context()
     status = run_match(db, runtime, match_id, worker_name())
     if status == "retry":
@@ -51,7 +51,15 @@ def run_match_task(self: Task, match_id: int) -> str:
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
         raise self.retry(countdown=runtime.settings.lease_s)
     finish_if_over(db, tournament_id)
+    send_new_matches(db, tournament_id)
     return status
+
+
+def send_new_matches(db: Database, tournament_id: int) -> None:
+    """Send the matches never sent: a round of adaptive matches that the last match's
+    finish scheduled (nothing, one indexed read, otherwise)."""
+    for match_id, queue in matches_to_send(db, tournament_id):
+        run_match_task.apply_async((match_id,), queue=queue)
 
 
 @app.task(name="arena.finish_tournament")

@@ -23,6 +23,7 @@ from rich.table import Table
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
 from arena.game import RULESETS
+from arena.ratings import DEFAULT_MODEL, MODELS
 from arena.referee import Clock
 from arena.store import (
     Database,
@@ -35,8 +36,9 @@ from arena.store import (
 from arena.text import plural, printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
+from arena.tournaments.extend import extend_tournament
 from arena.tournaments.registry import Runtime
-from arena.tournaments.standings import standings
+from arena.tournaments.standings import model_for, scale_note, standings
 
 
 @click.group()
@@ -59,7 +61,38 @@ def tournament() -> None:
 @click.option("--decision-ms", type=click.IntRange(1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.IntRange(0), default=10_000, show_default=True)
 @click.option("--name", default="", help="A name to show [default: from the settings].")
-def create(bots, rules, deals, games_per_match, seed, tables, decision_ms, bank_ms, name) -> None:
+@click.option(
+    "--rating-model",
+    type=click.Choice(sorted(MODELS)),
+    default=DEFAULT_MODEL,
+    show_default=True,
+    help="How standings are fitted: point margins, or the order of game totals.",
+)
+@click.option(
+    "--extra-matches",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Adaptive matches to add, a round at a time, once the scheduled ones are played: "
+    "on neighbours whose Elo intervals overlap most.",
+)
+@click.option(
+    "--top", type=click.IntRange(2), help="With --extra-matches: separate these places only."
+)
+def create(
+    bots,
+    rules,
+    deals,
+    games_per_match,
+    seed,
+    tables,
+    decision_ms,
+    bank_ms,
+    name,
+    rating_model,
+    extra_matches,
+    top,
+) -> None:
     """Schedule a tournament and print its id."""
     refs = [ref.strip() for item in bots for ref in item.split(",") if ref.strip()]
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
@@ -75,8 +108,27 @@ def create(bots, rules, deals, games_per_match, seed, tables, decision_ms, bank_
             clock=Clock(decision_ms, bank_ms),
             tables=tables,
             name=name,
+            rating_model=rating_model,
+            adaptive_matches=extra_matches,
+            adaptive_top=top,
         )
     click.echo(printable(f"tournament {t.id}: {t.name}"))
+
+
+@tournament.command("extend")
+@click.argument("tournament_id", type=int)
+@click.option("--matches", type=click.IntRange(1), required=True, help="How many to add.")
+@click.option("--top", type=click.IntRange(2), help="Separate these places only [default: all].")
+def extend(tournament_id: int, matches: int, top: int | None) -> None:
+    """Add matches where the ranking is unsure: tables of neighbours whose Elo intervals
+    overlap most, seats balanced. Play them with `arena tournament run`."""
+    with user_errors():
+        _, db = runtime_and_db()
+        added = extend_tournament(db, tournament_id, matches, top)
+    click.echo(
+        f"tournament {tournament_id}: {len(added)} matches added; "
+        f"play them with `arena tournament run {tournament_id}`"
+    )
 
 
 @tournament.command("run")
@@ -217,10 +269,17 @@ def list_command() -> None:
 @click.command("standings")
 @click.argument("tournament_id", type=int)
 def standings_command(tournament_id: int) -> None:
-    """Ratings with 95% intervals, points per deal, call success and faults."""
+    """Ratings with 95% intervals, points per deal, calls made and faults."""
     with user_errors():
         _, db = runtime_and_db()
         print_standings(db, tournament_id)
+
+
+COLUMNS = ("Elo", "Elo 95% CI", "games", "pts/deal", "pts/deal 95% CI", "calls made", "faults")
+LEGEND = (
+    "games: games played; pts/deal: mean points per deal; calls made: share of its calls "
+    "(one per deal) the bot made; faults: strikes (timeouts, illegal moves, crashes)"
+)
 
 
 def print_standings(db: Database, tournament_id: int) -> None:
@@ -236,7 +295,7 @@ def print_standings(db: Database, tournament_id: int) -> None:
     )
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("bot", no_wrap=True)
-    for column in ("Elo", "95% CI", "games", "pts/deal", "95% CI", "calls", "faults"):
+    for column in COLUMNS:
         table.add_column(column, justify="right", no_wrap=True)
     for rank, row in enumerate(rows, 1):
         r, st = row.rating, row.stats
@@ -251,10 +310,12 @@ def print_standings(db: Database, tournament_id: int) -> None:
             _percent(st.call_success_rate),
             str(st.faults),
         )
-    Console().print(table)
-    Console().print("Elo: Bradley-Terry on game totals; calls: share of calls made", style="dim")
     with db.session(read_only=True) as s:
+        model = model_for(s, tournament_id)
         unsafe = unsandboxed_count(s, tournament_id)
+    Console().print(table)
+    Console().print(scale_note(model, tournament_id), style="dim")
+    Console().print(LEGEND, style="dim")
     if unsafe:
         Console().print(
             f"[bold red]UNSANDBOXED[/]: {unsafe} match(es) ran bots without bwrap "

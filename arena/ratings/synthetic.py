@@ -9,7 +9,7 @@ takes (bot index → points):
 * :func:`points_games`: a bot's game total = 5 deals × its true mean points per
   deal + normal noise (``sd_per_deal`` per deal, default 3.0, a typical spread
   of Callbreak deal scores), rounded to 0.1 as real scores are.  Bradley–Terry
-  is then only an approximation; :func:`population_elo` gives the Elo the fit
+  is then only an approximation; :func:`population_elo` gives the Elo the Bradley–Terry fit
   converges to with unlimited games, which is the truth to compare against.
 """
 

@@ -67,6 +67,7 @@ from arena.store.results import (
 )
 from arena.store.tournaments import (
     TableSpec,
+    add_matches,
     create_tournament,
     get_tournament,
     list_tournaments,
@@ -108,6 +109,7 @@ __all__ = [
     "TournamentEntry",
     "User",
     "add_bot_version",
+    "add_matches",
     "authenticate",
     "bot_logs",
     "cached_archive",

@@ -176,6 +176,13 @@ class Tournament(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16), default="draft")
     created_at: Mapped[datetime] = _created()
+    # The model behind its standings (a name in arena.ratings.MODELS); tournaments from
+    # before the column were rated by Bradley-Terry, so they keep it.
+    rating_model: Mapped[str] = mapped_column(String(32), server_default="bradley-terry")
+    # Extra matches still to schedule, a round at a time, where the ranking is unsure once
+    # every scheduled match is done; ``adaptive_top``: the places they separate (None: all).
+    adaptive_matches: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    adaptive_top: Mapped[int | None] = mapped_column(Integer)
 
     entries: Mapped[list[TournamentEntry]] = relationship(order_by="TournamentEntry.entrant_index")
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.game.rules import Ruleset
+from arena.ratings import DEFAULT_MODEL, MODELS
 from arena.store.errors import StoreError
 from arena.store.models import (
     TOURNAMENT_STATUSES,
@@ -36,14 +37,21 @@ def create_tournament(
     seed: int,
     entries: Sequence[BotVersion],
     tables: Sequence[TableSpec],
+    *,
+    rating_model: str = DEFAULT_MODEL,
+    adaptive_matches: int = 0,
+    adaptive_top: int | None = None,
 ) -> Tournament:
     """A draft tournament with its entrants and one pending match per table.
 
     ``entries[i]`` becomes entrant ``i``. Seats in ``tables`` are entrant indices (what a
     scheduler works with); they are stored on the match as bot_version ids, the referee's
     entrant order. Fewer than 4 entrants: add house bots to ``entries`` first.
+    ``adaptive_matches`` extra matches are scheduled once ``tables`` are played (see
+    ``arena.tournaments.extend``).
     """
     _check_settings(name, ruleset, clock, deals_per_game, games_per_match, seed)
+    _check_rating(rating_model, adaptive_matches, adaptive_top)
     ids = _check_entries(entries)
     matches = _match_rows(tables, ids)
     tournament = Tournament(
@@ -53,6 +61,9 @@ def create_tournament(
         deals_per_game=deals_per_game,
         games_per_match=games_per_match,
         seed=seed,
+        rating_model=rating_model,
+        adaptive_matches=adaptive_matches,
+        adaptive_top=adaptive_top,
     )
     s.add(tournament)
     s.flush()
@@ -90,6 +101,33 @@ def _check_settings(
     if games < 1:
         raise StoreError(f"tournament {name!r}: games_per_match must be at least 1")
     _check_seed(seed, f"tournament {name!r}")
+
+
+def _check_rating(model: str, adaptive_matches: int, adaptive_top: int | None) -> None:
+    if model not in MODELS:
+        raise StoreError(f"unknown rating model {model!r}; known: {', '.join(MODELS)}")
+    if adaptive_matches < 0:
+        raise StoreError(f"adaptive extra matches cannot be negative, not {adaptive_matches}")
+    if adaptive_top is not None and adaptive_top < 2:
+        raise StoreError(f"the places to separate must be at least 2, not {adaptive_top}")
+
+
+def add_matches(s: Session, tournament_id: int, tables: Sequence[TableSpec]) -> list[Match]:
+    """Pending matches appended to a tournament (table indices after its last); seats are
+    bot_version ids of its entrants. A tournament marked done is running again."""
+    tournament = get_tournament(s, tournament_id)
+    entrants = [e.bot_version_id for e in tournament.entries]
+    last = s.scalar(select(func.max(Match.table_index)).where(Match.tournament_id == tournament_id))
+    first = -1 if last is None else last
+    specs = [(first + 1 + i, seats, seed) for i, (_, seats, seed) in enumerate(tables)]
+    rows = _match_rows(specs, entrants)
+    for match in rows:
+        match.tournament_id = tournament_id
+    s.add_all(rows)
+    if rows and tournament.status == "done":
+        tournament.status = "running"
+    s.flush()
+    return rows
 
 
 def _check_seed(seed: int, where: str) -> None:

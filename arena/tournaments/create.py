@@ -10,6 +10,7 @@ from dataclasses import asdict
 from arena.bots.bhoos.wire import plays_bhoos
 from arena.bots.house.names import parse_house
 from arena.game import Ruleset
+from arena.ratings import DEFAULT_MODEL
 from arena.referee import Clock, secret_seed
 from arena.store import (
     BotVersion,
@@ -38,12 +39,17 @@ def new_tournament(
     max_tables: int = DEFAULT_MAX_TABLES,
     name: str = "",
     public_deals: bool = False,
+    rating_model: str = DEFAULT_MODEL,
+    adaptive_matches: int = 0,
+    adaptive_top: int | None = None,
 ) -> Tournament:
     """``bot_refs`` name valid bot versions (``name``, ``name@version`` or an id) or house
     bots (``house:heuristic``, ``house:random``). ``seed`` decides the seating only; every
     match's deals get a secret seed of their own. ``public_deals`` derives them from ``seed``
     instead, so the same call repeats the same tournament (``arena demo``): anyone knowing
-    the seed knows every hand, so never for a contest."""
+    the seed knows every hand, so never for a contest. ``adaptive_matches``: extra matches
+    where the ranking is unsure once the scheduled ones are played
+    (``arena.tournaments.extend``), separating the first ``adaptive_top`` places (None: all)."""
     if not bot_refs:
         raise StoreError("a tournament needs at least one entrant (--bots)")
     seed = random.randrange(2**31) if seed is None else seed
@@ -81,6 +87,9 @@ def new_tournament(
             seed,
             entries,
             specs,
+            rating_model=rating_model,
+            adaptive_matches=adaptive_matches,
+            adaptive_top=adaptive_top,
         )
 
 

@@ -47,7 +47,8 @@ def run_tournament(
     """Play every match not yet done; ``workers=1`` plays them in this process.
 
     Matches leased to other workers (another run, Celery workers) are waited for: they end
-    done, or their lease expires and this run claims them.
+    done, or their lease expires and this run claims them. Rounds of adaptive matches that
+    the tournament schedules when the others are done are played too.
     """
     resolve_mode(runtime.policy)  # no usable sandbox: refuse before claiming any match
     sweep_leftovers(runtime.policy or SandboxPolicy.from_env())  # bots of a killed earlier run
@@ -56,14 +57,16 @@ def run_tournament(
     workers = max(1, workers or os.cpu_count() or 1)
     summary = RunSummary()
     report = _counter(summary, db, tournament_id, on_match)
-    while (todo := _next_round(db, tournament_id)) is not None:
-        if len(todo) <= 1 or workers == 1:
-            for match_id in todo:
-                report(run_match(db, runtime, match_id, worker_name()))
-        else:
-            _in_pool(db.url, runtime, todo, min(workers, len(todo)), report)
-    summary.status = finish_tournament(db, tournament_id)
-    return summary
+    while True:
+        while (todo := _next_round(db, tournament_id)) is not None:
+            if len(todo) <= 1 or workers == 1:
+                for match_id in todo:
+                    report(run_match(db, runtime, match_id, worker_name()))
+            else:
+                _in_pool(db.url, runtime, todo, min(workers, len(todo)), report)
+        summary.status = finish_tournament(db, tournament_id)
+        if not summary.status["pending"]:  # else: a round of adaptive matches was added
+            return summary
 
 
 def _next_round(db: Database, tournament_id: int) -> list[int] | None:
@@ -81,15 +84,12 @@ def _next_round(db: Database, tournament_id: int) -> list[int] | None:
 def _counter(
     summary: RunSummary, db: Database, tournament_id: int, on_match: Progress | None
 ) -> Callable[[str], None]:
-    with db.session(read_only=True) as s:
-        total = sum(progress(s, tournament_id).values())
-
     def report(status: str) -> None:
         summary.counts[status] = summary.counts.get(status, 0) + 1
         if on_match is not None:
             with db.session(read_only=True) as s:
-                state = progress(s, tournament_id)
-            on_match(status, state["done"] + state["failed"], total)
+                state = progress(s, tournament_id)  # the total grows with adaptive rounds
+            on_match(status, state["done"] + state["failed"], sum(state.values()))
 
     return report
 

@@ -1,4 +1,8 @@
-"""Standings: the batch rating fit plus per-bot statistics, computed in one place."""
+"""Standings: the batch rating fit plus per-bot statistics, computed in one place.
+
+Elo is relative to the games fitted: the mean rating of the bots of one tournament (or of
+the all-games ladder) is 1500, so the same bot rates differently in different company.
+:func:`scale_note` says so, with the model, wherever standings are shown."""
 
 from __future__ import annotations
 
@@ -7,18 +11,20 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.ratings import BotGameLine, BotStats, Rating, bot_stats, fit
+from arena.ratings import DEFAULT_MODEL, MODEL_LABELS, BotGameLine, BotStats, Rating, bot_stats, fit
 from arena.store import (
     BotVersion,
     Database,
     GameRows,
     game_rows,
+    get_tournament,
     latest_rating_snapshot,
     progress,
     save_rating_snapshot,
     set_tournament_status,
 )
 from arena.store.tournaments import lock_tournament
+from arena.tournaments.extend import extend_if_due
 
 
 @dataclass(frozen=True)
@@ -34,14 +40,31 @@ def standings(db: Database, tournament_id: int | None) -> list[Standing]:
     tournament, the all-games ladder)."""
     with db.session(read_only=True) as s:
         rows = game_rows(s, tournament_id)
-        return rank(s, rows)
+        return rank(s, rows, model_for(s, tournament_id))
 
 
-def rank(s: Session, rows: GameRows) -> list[Standing]:
-    """The rating fit and statistics of ``rows``; ``s`` only names the versions."""
+def model_for(s: Session, tournament_id: int | None) -> str:
+    """The rating model of a tournament; the ladder's is the default one."""
+    if tournament_id is None:
+        return DEFAULT_MODEL
+    return get_tournament(s, tournament_id).rating_model
+
+
+def scale_note(model: str, tournament_id: int | None) -> str:
+    """One line saying which model produced the Elo and what it is relative to."""
+    scope = "every game of every tournament" if tournament_id is None else "this tournament"
+    return (
+        f"Elo by {MODEL_LABELS.get(model, model)}; relative to {scope}: the mean of its "
+        "bots is 1500, so Elo from different tournaments do not compare"
+    )
+
+
+def rank(s: Session, rows: GameRows, model: str = DEFAULT_MODEL) -> list[Standing]:
+    """The rating fit (by ``model``) and statistics of ``rows``; ``s`` only names the
+    versions."""
     versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(_bots(rows))))
     refs = {v.id: v.ref for v in versions}
-    ratings = fit(rows.games, rows.groups)
+    ratings = fit(rows.games, rows.groups, model=model)
     lines = (
         BotGameLine(
             g.bot_version_id, g.match_id, g.points / 10, g.deals, g.calls_made, g.deals, g.faults
@@ -55,13 +78,18 @@ def rank(s: Session, rows: GameRows) -> list[Standing]:
 
 def finish_tournament(db: Database, tournament_id: int) -> dict[str, int]:
     """Snapshot the ratings and mark the tournament done once every match is; returns the
-    count of matches in each status. Idempotent: both backends call it whenever a run or a
-    match ends, and a second call with nothing new changes nothing."""
+    count of matches in each status. With adaptive matches left in its budget, it schedules
+    the next round instead of marking it done (the count then shows them pending).
+    Idempotent: both backends call it whenever a run or a match ends, and a second call
+    with nothing new changes nothing."""
     with db.session(read_only=True) as s:
         status = progress(s, tournament_id)
     if status["done"]:
         snapshot(db, tournament_id)
     if status["done"] and not any(status[k] for k in ("pending", "running", "failed")):
+        if extend_if_due(db, tournament_id):
+            with db.session(read_only=True) as s:
+                return progress(s, tournament_id)
         with db.session() as s:
             set_tournament_status(s, tournament_id, "done")
     return status
@@ -86,13 +114,14 @@ def snapshot(db: Database, tournament_id: int, step: int = 1) -> bool:
         if _covered(s, tournament_id, progress(s, tournament_id)["done"], step):
             return False  # before fitting: the usual case
         rows = game_rows(s, tournament_id)
-        table = rank(s, rows)
+        model = model_for(s, tournament_id)
+        table = rank(s, rows, model)
     done = len(set(rows.groups))  # the matches in this very fit
     with db.session() as s:
         lock_tournament(s, tournament_id)
         if _covered(s, tournament_id, done, step):
             return False
-        save_rating_snapshot(s, tournament_id, _payload(table, done))
+        save_rating_snapshot(s, tournament_id, _payload(table, done, model))
     return True
 
 
@@ -104,9 +133,10 @@ def _covered(s: Session, tournament_id: int, done: int, step: int) -> bool:
     return done // step <= last // step
 
 
-def _payload(table: list[Standing], done: int) -> dict:
+def _payload(table: list[Standing], done: int, model: str) -> dict:
     return {
         "done": done,
+        "model": model,
         "standings": [
             {
                 "bot_version_id": r.bot_version_id,

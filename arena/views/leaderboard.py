@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store import BotVersion, StoreError, Tournament, game_rows
-from arena.tournaments.standings import Standing, rank
+from arena.tournaments.standings import Standing, model_for, rank, scale_note
 from arena.views.cache import CACHE, Scope
 
 AXIS_PAD = 0.05
@@ -55,6 +55,8 @@ class Row:
 class Leaderboard:
     scope: Scope
     title: str
+    model: str  # the rating model behind the Elo (a name in arena.ratings.MODELS)
+    scale: str  # which model, and what the Elo is relative to, in one line
     rows: list[Row]
     axis: tuple[float, float]
     ticks: list[tuple[float, float]]  # (Elo, percent)
@@ -68,7 +70,9 @@ def default_scope(s: Session) -> Scope:
 
 def standings_for(s: Session, scope: Scope) -> list[Standing]:
     """Cached until a result of the scope is recorded."""
-    return CACHE.get(s, "standings", scope, lambda: rank(s, game_rows(s, scope)))
+    return CACHE.get(
+        s, "standings", scope, lambda: rank(s, game_rows(s, scope), model_for(s, scope))
+    )
 
 
 def leaderboard(s: Session, scope: Scope) -> Leaderboard:
@@ -82,7 +86,8 @@ def leaderboard(s: Session, scope: Scope) -> Leaderboard:
         _row(i, st, table[i - 1] if i else None, axis, bots[st.bot_version_id])
         for i, st in enumerate(table)
     ]
-    return Leaderboard(scope, title, rows, axis, _ticks(axis))
+    model = model_for(s, scope)
+    return Leaderboard(scope, title, model, scale_note(model, scope), rows, axis, _ticks(axis))
 
 
 def title_of(s: Session, scope: Scope) -> str:

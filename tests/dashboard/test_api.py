@@ -95,7 +95,9 @@ def test_standings_are_fitted_once_per_results_version(client, site, db, monkeyp
 
     fits = []
     real = board.rank
-    monkeypatch.setattr(board, "rank", lambda s, rows: fits.append(1) or real(s, rows))
+    monkeypatch.setattr(
+        board, "rank", lambda s, rows, *model: fits.append(1) or real(s, rows, *model)
+    )
     for _ in range(3):
         assert client.get(f"/?tournament={site.tournament}").status_code == 200
         assert client.get(f"/api/v1/tournaments/{site.tournament}/standings").status_code == 200

@@ -1,4 +1,4 @@
-"""Tests for the Bradley–Terry Elo fit."""
+"""Tests for the Bradley–Terry Elo fit (what both models share: tests/ratings/test_models.py)."""
 
 import math
 
@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings import ELO_CENTER, Rating, fit
+from arena.ratings import ELO_CENTER, Rating
+from arena.ratings import bradley_terry as fit
 from arena.ratings.synthetic import (
     elo_from_strength,
     fitted_elo,
@@ -47,8 +48,8 @@ def test_stronger_bot_is_highest_and_mean_is_1500() -> None:
 def test_two_bots_three_wins_in_four() -> None:
     ratings = fit([{"A": 5, "B": 1}] * 3 + [{"A": 0.5, "B": 4.1}])
     diff = ratings["A"].elo - ratings["B"].elo
-    assert diff == pytest.approx(400 * math.log10(3), abs=5)
-    assert diff < 400 * math.log10(3)  # the regulariser only shrinks
+    # the prior (one drawn comparison per bot) shrinks 191 to about 165 on 4 games
+    assert 150 < diff < 400 * math.log10(3)
 
 
 def test_ties_count_half() -> None:
@@ -113,36 +114,6 @@ def test_recovers_synthetic_truth() -> None:
     fitted = fitted_elo(fit(games), 20)
     assert kendall_tau(fitted, strength) >= 0.9
     assert np.max(np.abs(fitted - elo_from_strength(strength))) < 60
-
-
-def test_undefeated_bot_stays_finite_with_open_upper_bound() -> None:
-    games = [{"A": 10, "B": 1, "C": 2}, {"A": 10, "B": 3, "C": 2}, {"A": 9, "B": 0, "C": 2}]
-    ratings = fit(games)
-    assert all(math.isfinite(r.elo) for r in ratings.values())
-    assert ratings["A"].elo > ratings["B"].elo
-    assert ratings["A"].ci_high == math.inf and math.isfinite(ratings["A"].ci_low)
-    assert all(math.isfinite(ratings[bot].ci_high) for bot in "BC")
-    winless = fit([*games, {"Z": -1, "B": 0}, {"Z": -2, "C": 0}])["Z"]
-    assert winless.ci_low == -math.inf and math.isfinite(winless.ci_high)
-
-
-def test_disconnected_components_and_lone_bots() -> None:
-    games = [{"A": 1, "B": 0}, {"A": 0, "B": 1}, {"A": 1, "B": 0}]
-    games += [{"C": 1, "D": 0}, {"C": 0, "D": 1}, {"C": 0, "D": 1}, {"E": 7.0}]
-    ratings = fit(games)
-    assert np.mean([r.elo for r in ratings.values()]) == pytest.approx(ELO_CENTER)
-    assert ratings["A"].elo > ratings["B"].elo and ratings["D"].elo > ratings["C"].elo
-    assert ratings["A"].elo - ratings["B"].elo == pytest.approx(
-        ratings["D"].elo - ratings["C"].elo, abs=1e-6
-    )
-    assert math.isfinite(ratings["A"].ci_low) and math.isfinite(ratings["A"].ci_high)
-    assert (ratings["E"].ci_low, ratings["E"].ci_high) == (-math.inf, math.inf)
-    assert ratings["E"].games == 1
-
-
-def test_one_group_leaves_intervals_open() -> None:
-    ratings = fit([{"A": 1, "B": 0}, {"A": 0, "B": 1}], groups=["m1", "m1"])
-    assert all((r.ci_low, r.ci_high) == (-math.inf, math.inf) for r in ratings.values())
 
 
 def test_no_intervals_and_bad_arguments() -> None:

@@ -68,7 +68,9 @@ def test_rating_snapshots_are_saved_every_tenth_of_the_matches(db, store_runtime
     tid = tournament(db, store_runtime, house_only(db, store_runtime), tables=20)
     fits = []
     real = standings.rank
-    monkeypatch.setattr(standings, "rank", lambda s, rows: fits.append(1) or real(s, rows))
+    monkeypatch.setattr(
+        standings, "rank", lambda s, rows, *model: fits.append(1) or real(s, rows, *model)
+    )
     for match in matches(db, tid):
         assert run_match(db, store_runtime, match.id, "w") == "done"
     finish_tournament(db, tid)  # the run's end: the last step already covers every match
@@ -88,9 +90,9 @@ def test_two_workers_crossing_the_same_step_save_one_snapshot(db, store_runtime,
     both_fitted = threading.Barrier(2, timeout=30)
     real = standings.rank
 
-    def rank(s, rows):
+    def rank(s, rows, *model):
         both_fitted.wait()  # each has read the latest snapshot (none) and fitted
-        return real(s, rows)
+        return real(s, rows, *model)
 
     monkeypatch.setattr(standings, "rank", rank)
     saved: list[bool] = []

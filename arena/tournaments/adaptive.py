@@ -1,0 +1,128 @@
+"""Extra matches where the ranking is unsure: tables of neighbours whose intervals overlap.
+
+A round robin spends as many matches on a pair whose order is certain as on neighbours
+whose intervals overlap. :func:`extra_tables` instead seats, match after match, the three
+consecutive bots of the current ranking whose two neighbour intervals overlap most (ties go
+to the top of the table; with ``top=K`` only the neighbour pairs among the first K count,
+for a contest that must settle its podium first). The fourth seat goes to the bot outside
+them with the widest interval. That anchor matters: Elo is relative to the mean of all the
+bots, so a bot's interval also holds the uncertainty of its distance to the rest, which
+matches among the same four bots alone never reduce (a first version that seated four
+neighbours never separated the top 3 of 8 bots in 2,000 matches, the round robin did in
+about 300: ``benchmarks/rating_fidelity.py --engine``).
+
+After each chosen match the intervals of its four bots are narrowed as that match would
+narrow them, by √(games / (games + games per match)) around the same estimate, so a batch
+of N matches spreads over the unsure places and the anchors instead of piling on one.
+Seats are balanced: each table's starting seats go to the order (of the 24) that adds least
+to its bots' counts of starting seats so far.
+
+Pure and deterministic: same standings, counts and options, same tables.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+SEATS = 4
+WINDOW = 3  # neighbours per table; the fourth seat anchors them to the rest
+Seats = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One entrant as the standings see it: Elo, 95 % interval, games played."""
+
+    name: str
+    elo: float
+    ci_low: float
+    ci_high: float
+    games: int
+
+
+def overlaps(ranking: Sequence[Ranked]) -> list[float]:
+    """How far each bot's interval overlaps the next one's (Elo; negative: a gap), in
+    ranking order (best first)."""
+    return [
+        min(a.ci_high, b.ci_high) - max(a.ci_low, b.ci_low) for a, b in itertools.pairwise(ranking)
+    ]
+
+
+def separated_top(ranking: Sequence[Ranked], top: int) -> bool:
+    """Whether each of the first ``top`` bots' interval is disjoint from the next one's."""
+    return all(gap < 0 for gap in overlaps(ranking)[: top - 1])
+
+
+def extra_tables(
+    standings: Sequence[Ranked],
+    count: int,
+    seat_counts: Mapping[str, Sequence[int]],
+    games_per_match: int,
+    top: int | None = None,
+) -> list[Seats]:
+    """``count`` tables (starting seat order) over the entrants of ``standings`` (at least
+    4); ``seat_counts[name][i]``: how many matches the bot has started in seat i; ``top``:
+    separate the first ``top`` places only (None: the whole ranking)."""
+    if len(standings) < SEATS:
+        raise ValueError(f"extra matches need at least {SEATS} entrants, not {len(standings)}")
+    if count < 1:
+        raise ValueError(f"the number of extra matches must be at least 1, not {count}")
+    if top is not None and top < 2:
+        raise ValueError(f"top must name at least 2 places, not {top}")
+    ranking = sorted(standings, key=lambda r: (-r.elo, r.name))
+    seats = {r.name: list(seat_counts.get(r.name, [0] * SEATS)) for r in ranking}
+    out = []
+    for _ in range(count):
+        start = _most_unsure(ranking, len(ranking) if top is None else top)
+        table = [*range(start, start + WINDOW), _anchor(ranking, start)]
+        out.append(_seat([ranking[i] for i in table], seats))
+        for i in table:
+            ranking[i] = _after_match(ranking[i], games_per_match)
+    return out
+
+
+def _most_unsure(ranking: list[Ranked], top: int) -> int:
+    """Rank of the first bot of the window of three whose two neighbour overlaps (among the
+    first ``top`` places) sum highest (overlaps counted from 0; then the least gap; then the
+    top)."""
+    gaps = [g if i < top - 1 else -math.inf for i, g in enumerate(overlaps(ranking))]
+
+    def score(start: int) -> tuple[float, float, int]:
+        inside = gaps[start : start + WINDOW - 1]
+        counted = [g for g in inside if g > -math.inf]
+        return (sum(max(g, 0.0) for g in counted), sum(counted), -start)
+
+    return max(range(len(ranking) - WINDOW + 1), key=score)
+
+
+def _anchor(ranking: list[Ranked], start: int) -> int:
+    """The fourth seat: the bot outside the window with the widest interval (then the
+    fewest games, then the best rank)."""
+    outside = [i for i in range(len(ranking)) if not start <= i < start + WINDOW]
+    return max(
+        outside, key=lambda i: (ranking[i].ci_high - ranking[i].ci_low, -ranking[i].games, -i)
+    )
+
+
+def _after_match(r: Ranked, games_per_match: int) -> Ranked:
+    """The bot's interval as one more match would leave it, about the same estimate."""
+    shrink = math.sqrt(r.games / (r.games + games_per_match)) if r.games else 1.0
+    low, high = r.elo - (r.elo - r.ci_low) * shrink, r.elo + (r.ci_high - r.elo) * shrink
+    return Ranked(r.name, r.elo, low, high, r.games + games_per_match)
+
+
+def _seat(window: Sequence[Ranked], seats: dict[str, list[int]]) -> Seats:
+    """The starting order that adds least to the bots' seat counts (first such order of
+    the names' permutations); updates ``seats``."""
+    names = sorted(r.name for r in window)
+    best = min(
+        itertools.permutations(names),
+        key=lambda order: sum(seats[name][i] for i, name in enumerate(order)),
+    )
+    for i, name in enumerate(best):
+        seats[name][i] += 1
+    a, b, c, d = best
+    return a, b, c, d
