@@ -301,7 +301,7 @@ def print_standings(db: Database, tournament_id: int) -> None:
         r, st = row.rating, row.stats
         table.add_row(
             str(rank),
-            literal(_short(row.ref)),
+            literal(row.ref),
             f"{r.elo:.0f}",
             _interval(r.ci_low, r.ci_high, 0),
             str(r.games),
@@ -321,10 +321,6 @@ def print_standings(db: Database, tournament_id: int) -> None:
             f"[bold red]UNSANDBOXED[/]: {unsafe} match(es) ran bots without bwrap "
             "(--unsafe-no-sandbox); do not publish these standings as a fair contest"
         )
-
-
-def _short(ref: str) -> str:
-    return ref.removesuffix("@builtin")  # house bots have one version
 
 
 def _interval(low: float, high: float, digits: int) -> str:
