@@ -144,12 +144,17 @@ LONG_RUNNING = {"setup", "demo", "dashboard", "worker"}
 
 def test_the_readmes_concrete_commands_run(home, sandbox, tmp_path, monkeypatch):
     """Each README command with nothing to fill in (no ID, FILE, [option]) runs as written,
-    from the repository's root (the sample bots' paths are relative to it)."""
+    from the repository's root (the sample bots' paths are relative to it). An inline mention
+    of a bare command in prose ("`arena tournament run` plays them") is a name, not an
+    example: only its --help is run, above."""
     monkeypatch.chdir(ROOT)
+    blocks = {c for body in fences(ROOT / "README.md", "sh") for c in shell_commands(body)}
     concrete = [
         c
         for doc, c in COMMANDS
-        if doc == "README.md" and not re.search(r"[A-Z]{2,}|\[", c.split("#")[0])
+        if doc == "README.md"
+        and not re.search(r"[A-Z]{2,}|\[", c.split("#")[0])
+        and (c in blocks or len(resolve(shlex.split(c))[0]) + 1 < len(shlex.split(c)))
     ]
     ran = 0
     for command in dict.fromkeys(concrete):
