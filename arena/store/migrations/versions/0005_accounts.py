@@ -1,0 +1,81 @@
+"""Accounts: browser sessions, failed log-ins (rate limits), validation logs, dashboard runs.
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-12-01
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "user_sessions",
+        sa.Column("token_hash", sa.String(length=64), nullable=False),
+        sa.Column("user_id", sa.Integer(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_user_sessions_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("token_hash", name=op.f("pk_user_sessions")),
+    )
+    op.create_index(op.f("ix_user_sessions_user_id"), "user_sessions", ["user_id"])
+    op.create_table(
+        "login_failures",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("key", sa.String(length=160), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_login_failures")),
+    )
+    op.create_index(
+        op.f("ix_login_failures_key_created_at"), "login_failures", ["key", "created_at"]
+    )
+    op.create_table(
+        "validation_logs",
+        sa.Column("bot_version_id", sa.Integer(), nullable=False),
+        sa.Column("text", sa.Text(), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["bot_version_id"],
+            ["bot_versions.id"],
+            name=op.f("fk_validation_logs_bot_version_id_bot_versions"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("bot_version_id", name=op.f("pk_validation_logs")),
+    )
+    op.create_table(
+        "tournament_runs",
+        sa.Column("tournament_id", sa.Integer(), nullable=False),
+        sa.Column("backend", sa.String(length=16), nullable=False),
+        sa.Column("host", sa.String(length=128), nullable=False),
+        sa.Column("pid", sa.Integer(), nullable=True),
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("stopped_at", sa.DateTime(timezone=True), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["tournament_id"],
+            ["tournaments.id"],
+            name=op.f("fk_tournament_runs_tournament_id_tournaments"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("tournament_id", name=op.f("pk_tournament_runs")),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("tournament_runs")
+    op.drop_table("validation_logs")
+    op.drop_index(op.f("ix_login_failures_key_created_at"), table_name="login_failures")
+    op.drop_table("login_failures")
+    op.drop_index(op.f("ix_user_sessions_user_id"), table_name="user_sessions")
+    op.drop_table("user_sessions")
