@@ -308,18 +308,6 @@ class LoginFailure(Base):
     created_at: Mapped[datetime] = _created()
 
 
-class ValidationLog(Base):
-    """What the copies of a bot wrote during its validation match (tail, capped): like
-    ``bot_logs``, readable by the owner only."""
-
-    __tablename__ = "validation_logs"
-
-    bot_version_id: Mapped[int] = mapped_column(
-        ForeignKey("bot_versions.id", ondelete="CASCADE"), primary_key=True
-    )
-    text: Mapped[str] = mapped_column(Text)
-
-
 class TournamentRun(Base):
     """A run started from the dashboard: which backend plays it and, for the embedded one,
     the process (host, pid) to signal when an organiser stops it."""

@@ -32,7 +32,6 @@ from arena.store.models import (
     MatchFault,
     RatingSnapshot,
     Replay,
-    ValidationLog,
     utcnow,
 )
 from arena.store.tournaments import get_tournament
@@ -88,21 +87,6 @@ def bot_logs(s: Session, match_id: int) -> dict[int, str]:
     """The captured log of each bot of a finished match, by bot_version id."""
     query = select(BotLog.bot_version_id, BotLog.text).where(BotLog.match_id == match_id)
     return dict(s.execute(query).all())
-
-
-def save_validation_log(s: Session, version_id: int, text: str) -> None:
-    """Keep (the tail of) what a version's copies wrote during its validation match."""
-    row = s.get(ValidationLog, version_id)
-    if row is None:
-        s.add(ValidationLog(bot_version_id=version_id, text=text[-MAX_LOG:]))
-    else:
-        row.text = text[-MAX_LOG:]
-    s.flush()
-
-
-def validation_log(s: Session, version_id: int) -> str | None:
-    """The captured validation log of a version; None when none was kept."""
-    return s.scalar(select(ValidationLog.text).where(ValidationLog.bot_version_id == version_id))
 
 
 def _finish(s: Session, lease: Lease, wall_seconds: float, unsandboxed: bool) -> list[int] | None:

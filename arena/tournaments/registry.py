@@ -7,7 +7,6 @@ results and standings treat every seat the same way.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +30,6 @@ from arena.store import (
     pack_directory,
     set_bot_status,
 )
-from arena.store.results import save_validation_log
 
 
 @dataclass(frozen=True)
@@ -52,9 +50,6 @@ class Runtime:
 
     def log_dir(self, *parts: object) -> Path:
         return self.settings.data_dir.joinpath("logs", *map(str, parts))
-
-
-VALIDATION_LOG_BYTES = 16 * 1024  # kept of each copy's log: four of them fit a bot_logs row
 
 
 def house_version(db: Database, runtime: Runtime, name: str) -> BotVersion:
@@ -116,36 +111,17 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
         if version.status != "pending":
             return version
         archive = cached_archive(s, runtime.blobs, version.sha256)
-    package = unpack(runtime, archive)
-    reason = validation_problem(runtime, package)
+    reason = validation_problem(runtime, unpack(runtime, archive))
     status = "rejected" if reason else "valid"
     if resolve_mode(runtime.policy) == "rlimits":
         reason = f"{reason or 'valid'} (validated WITHOUT the sandbox: --unsafe-no-sandbox)"
-    log = validation_log_text(runtime, package)
     with db.session() as s:
-        save_validation_log(s, version_id, log)
         return set_bot_status(s, version_id, status, reason or "")
-
-
-def validation_log_text(runtime: Runtime, package: BotPackage) -> str:
-    """What the four copies wrote, each under a header line (the tail of each, capped)."""
-    log_dir = _validation_log_dir(runtime, package)
-    files = sorted(log_dir.glob("*.log")) if log_dir.is_dir() else []
-    parts = [
-        f"== {p.stem}\n{p.read_bytes()[-VALIDATION_LOG_BYTES:].decode(errors='replace')}"
-        for p in files
-    ]
-    return "\n".join(parts)
-
-
-def _validation_log_dir(runtime: Runtime, package: BotPackage) -> Path:
-    return runtime.log_dir("validation", package.sha256[:12])
 
 
 def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
     """Play one short game of four copies; the first fault, if any, is why it is rejected."""
-    log_dir = _validation_log_dir(runtime, package)
-    shutil.rmtree(log_dir, ignore_errors=True)  # only this validation's logs, none older
+    log_dir = runtime.log_dir("validation", package.sha256[:12])
     players = [
         ProcessPlayer(
             package,

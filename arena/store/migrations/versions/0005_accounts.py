@@ -1,6 +1,6 @@
-"""Accounts: browser sessions, failed log-ins (rate limits), validation logs, dashboard runs.
+"""Accounts: browser sessions, failed log-ins (rate limits), tournament runs from the dashboard.
 
-Revision ID: 0005
+Revision ID: 0005_accounts
 Revises: 0004
 Create Date: 2026-12-01
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
+revision = "0005_accounts"
 down_revision = "0004"
 branch_labels = None
 depends_on = None
@@ -43,18 +43,6 @@ def upgrade() -> None:
         op.f("ix_login_failures_key_created_at"), "login_failures", ["key", "created_at"]
     )
     op.create_table(
-        "validation_logs",
-        sa.Column("bot_version_id", sa.Integer(), nullable=False),
-        sa.Column("text", sa.Text(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["bot_version_id"],
-            ["bot_versions.id"],
-            name=op.f("fk_validation_logs_bot_version_id_bot_versions"),
-            ondelete="CASCADE",
-        ),
-        sa.PrimaryKeyConstraint("bot_version_id", name=op.f("pk_validation_logs")),
-    )
-    op.create_table(
         "tournament_runs",
         sa.Column("tournament_id", sa.Integer(), nullable=False),
         sa.Column("backend", sa.String(length=16), nullable=False),
@@ -74,7 +62,6 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("tournament_runs")
-    op.drop_table("validation_logs")
     op.drop_index(op.f("ix_login_failures_key_created_at"), table_name="login_failures")
     op.drop_table("login_failures")
     op.drop_index(op.f("ix_user_sessions_user_id"), table_name="user_sessions")
