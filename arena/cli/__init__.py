@@ -12,6 +12,7 @@ from arena.cli.play import play
 from arena.cli.replay import replay
 from arena.cli.setup import setup
 from arena.cli.tournaments import standings_command, tournament
+from arena.cli.users import user
 from arena.cli.worker import worker
 
 
@@ -20,6 +21,18 @@ def main() -> None:
     """Callbreak Master: run, rate and replay Callbreak bots."""
 
 
-COMMANDS = (demo, setup, play, replay, bot, tournament, standings_command, db, dashboard, worker)
+COMMANDS = (
+    demo,
+    setup,
+    play,
+    replay,
+    bot,
+    tournament,
+    standings_command,
+    user,
+    db,
+    dashboard,
+    worker,
+)
 for command in COMMANDS:
     main.add_command(command)
