@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from arena.accounts.throttle import LoginLimits, blocked, record_failure
@@ -66,6 +66,14 @@ def _login_refused(error: str, status: int, name: str):
 def logout():
     log_out()
     return redirect(url_for("leaderboard.index"))
+
+
+@accounts.get("/api/v1/me")
+@login_required
+def me():
+    """Who a token (or cookie) belongs to: what ``arena bot submit`` checks first."""
+    user = current_user()
+    return jsonify({"name": user.name, "admin": user.admin})
 
 
 @accounts.get("/account")

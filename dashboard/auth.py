@@ -40,7 +40,8 @@ class _Sessions(SecureCookieSessionInterface):
 
 
 def init_auth(app: Flask, data_dir: Path) -> None:
-    app.config.setdefault("SECRET_KEY", secret_key(data_dir))
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = secret_key(data_dir)
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
