@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
+DEFAULT_SUBMISSIONS_PER_HOUR = 20
 
 
 @dataclass(frozen=True)
@@ -15,13 +17,20 @@ class Settings:
     ``data_dir``: this machine's cache of bot archives, unpacked bots and bot logs;
     ``broker_url``: Celery broker for the cluster mode;
     ``lease_s``: how long a worker may go silent before its match is handed to another;
-    ``max_attempts``: claims of one match before it ends failed."""
+    ``max_attempts``: claims of one match before it ends failed;
+    ``broker_configured``: ``ARENA_BROKER_URL`` is set, so uploaded bots are validated by
+    Celery workers (else in the web process's own background thread);
+    ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
+    ``submissions_per_hour``: uploads per user per hour (``ARENA_SUBMISSIONS_PER_HOUR``)."""
 
     database_url: str
     data_dir: Path
     broker_url: str = DEFAULT_BROKER
     lease_s: float = 60.0
     max_attempts: int = 3
+    broker_configured: bool = False
+    max_upload: int = DEFAULT_MAX_UPLOAD
+    submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -32,6 +41,11 @@ class Settings:
             broker_url=env.get("ARENA_BROKER_URL", DEFAULT_BROKER),
             lease_s=_number(env, "ARENA_LEASE_SECONDS", float, 60.0, minimum=1),
             max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, 3, minimum=1),
+            broker_configured=bool(env.get("ARENA_BROKER_URL")),
+            max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
+            submissions_per_hour=_number(
+                env, "ARENA_SUBMISSIONS_PER_HOUR", int, DEFAULT_SUBMISSIONS_PER_HOUR, minimum=1
+            ),
         )
 
 

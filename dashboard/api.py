@@ -1,4 +1,5 @@
-"""The read-only JSON API under /api/v1/, described by openapi.json beside this module."""
+"""The JSON API under /api/v1/, described by openapi.json beside this module: read-only
+views for everybody, and bot uploads with an API token."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, jsonify, request, url_for
+from werkzeug.http import parse_options_header
 
+from arena.submissions import SubmissionError, submission_status, version_log
+from arena.submissions.upload import shown_name, too_big
 from arena.views.bots import bot_list, bot_page
 from arena.views.cache import CACHE
 from arena.views.decision import export_decision
@@ -22,9 +26,12 @@ from arena.views.tournaments import (
 from dashboard.db import session
 from dashboard.matches import finished_record, shown_record
 from dashboard.params import match_filter, scope
+from dashboard.submitting import database, runtime, submit
+from dashboard.tokens import bearer_user
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 SPEC = json.loads((Path(__file__).parent / "openapi.json").read_text())
+FORM_SLACK = 64 * 1024  # multipart boundaries and headers around the uploaded file
 
 
 @api.get("/openapi.json")
@@ -108,3 +115,53 @@ def replay(match_id: int):
 @api.get("/matches/<int:match_id>/decisions/<int:game>/<int:decision>")
 def decision(match_id: int, game: int, decision: int):
     return jsonify(export_decision(finished_record(match_id), game, decision))
+
+
+@api.post("/bots/<name>/versions")
+def submit_bot_version(name: str):
+    """Upload a new version of ``name`` (a zip: the form field ``file`` or the raw body)."""
+    user = bearer_user()
+    upload, filename = _uploaded_zip(name)
+    version_id = submit(user.id, upload, filename=filename, name=name)
+    status = submission_status(database(), version_id)
+    where = url_for("api.version_status", version_id=version_id, _external=True)
+    body = {"id": version_id, "status": status.status, "status_url": where}
+    return jsonify(body), 201, {"Location": where}
+
+
+def _uploaded_zip(name: str):
+    """The upload's stream and file name; too long a body is refused before it is read."""
+    cap = runtime().settings.max_upload
+    request.max_content_length = cap + FORM_SLACK
+    _, options = parse_options_header(request.headers.get("Content-Disposition", ""))
+    filename = options.get("filename") or f"{name}.zip"
+    if (request.content_length or 0) > cap + FORM_SLACK:
+        raise too_big(shown_name(filename), cap)
+    if request.mimetype == "multipart/form-data":
+        file = request.files.get("file")
+        if file is None:
+            raise SubmissionError("send the zip in the form field 'file'")
+        return file.stream, file.filename or filename
+    return request.stream, filename
+
+
+@api.get("/versions/<int:version_id>")
+def version_status(version_id: int):
+    """The verdict on an uploaded version: pending, valid, or rejected with the reason."""
+    status = submission_status(database(), version_id)
+    body = {
+        "id": status.version_id,
+        "bot": status.bot,
+        "version": status.version,
+        "status": status.status,
+        "reason": status.reason,
+        "has_log": status.has_log,
+    }
+    return jsonify(body)
+
+
+@api.get("/versions/<int:version_id>/log")
+def version_log_text(version_id: int):
+    """What the version wrote in its validation match: its owner only."""
+    user = bearer_user()
+    return jsonify({"id": version_id, "log": version_log(database(), version_id, user.id)})

@@ -1,7 +1,12 @@
 """Bot packages: a directory or zip holding ``bot.toml`` and the code.
 
-Archives are unpacked defensively (no absolute or escaping paths, no links, a size cap
-counted on the bytes actually written) into a folder named by the archive's sha256.
+Archives are unpacked defensively into a folder named by the archive's sha256: only plain
+files and folders (no links, devices or fifos), no absolute or escaping paths, no duplicate or
+control-character names, no encryption, only stored or deflated entries, at most
+``MAX_FILES`` entries (read from the archive's end record before the central directory is
+parsed) and a size cap counted on the bytes actually written, whatever the headers claim.
+Error messages name the archive as ``shown`` (the user's own file name), never the platform's
+own folders.
 """
 
 from __future__ import annotations
@@ -10,10 +15,12 @@ import hashlib
 import re
 import shutil
 import stat
+import struct
 import sys
 import tempfile
 import tomllib
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -23,6 +30,13 @@ MAX_FILES = 5000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")  # shown everywhere: no markup
 _KEYS = {"name", "version", "command", "language", "runtime", "description"}
+_METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}  # what every zip tool writes
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_END_RECORD = b"PK\x05\x06"
+_END_MAX = 22 + 0xFFFF  # end-of-central-directory record plus the longest comment
+_MAX_DIRECTORY = MAX_FILES * 1024  # central directory bytes: a name up to ~1000 bytes each
+# What a corrupt compressed stream raises besides BadZipFile.
+_UNPACK_ERRORS = (zipfile.BadZipFile, OSError, zlib.error, EOFError)
 
 
 class PackageError(ValueError):
@@ -74,28 +88,40 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
 
 
 def load_package(
-    path: Path, unpack_dir: Path | None = None, max_bytes: int = MAX_UNPACKED_BYTES
+    path: Path,
+    unpack_dir: Path | None = None,
+    max_bytes: int = MAX_UNPACKED_BYTES,
+    shown: str | None = None,
 ) -> BotPackage:
-    """Read a bot directory, or unpack a zip into ``unpack_dir`` first."""
+    """Read a bot directory, or unpack a zip into ``unpack_dir`` first; messages call the
+    archive ``shown`` (default: its path)."""
     path = Path(path)
     if path.is_dir():
-        return _from_dir(path.resolve(), _dir_digest(path))
+        return _from_dir(path.resolve(), _dir_digest(path), shown)
+    shown = shown or str(path)
     if not path.is_file():
-        raise PackageError(f"{path}: no such bot directory or archive")
+        raise PackageError(f"{shown}: no such bot directory or archive")
     if not zipfile.is_zipfile(path):
-        raise PackageError(f"{path}: not a directory or a zip archive")
+        raise PackageError(f"{shown}: not a directory or a zip archive")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     target = Path(unpack_dir or path.parent / ".bots") / digest
     if not (target / ".complete").exists():
-        _unpack(path, target, max_bytes)
-    return _from_dir(_bot_root(target), digest)
+        _unpack(path, target, max_bytes, shown)
+    return _from_dir(_bot_root(target), digest, shown)
 
 
-def _from_dir(root: Path, digest: str) -> BotPackage:
+def _from_dir(root: Path, digest: str, shown: str | None = None) -> BotPackage:
     manifest = root / MANIFEST
-    if not manifest.is_file():
-        raise PackageError(f"{root}: no {MANIFEST} (it must name the bot and its start command)")
-    data = parse_manifest(manifest.read_text(errors="replace"), str(manifest))
+    if shown is None:
+        where, inside = str(root), str(manifest)
+    else:  # an archive: name the user's file and the manifest's place inside it
+        where = shown
+        inside = f"{shown}: {manifest.relative_to(root.parent).as_posix()}"
+        if root.parent.name != digest:  # the archive root, not a single top folder
+            inside = f"{shown}: {MANIFEST}"
+    if manifest.is_symlink() or not manifest.is_file():
+        raise PackageError(f"{where}: no {MANIFEST} (it must name the bot and its start command)")
+    data = parse_manifest(manifest.read_text(errors="replace"), inside)
     return BotPackage(
         name=data["name"],
         version=data.get("version", "0"),
@@ -107,49 +133,93 @@ def _from_dir(root: Path, digest: str) -> BotPackage:
     )
 
 
-def _unpack(archive: Path, target: Path, max_bytes: int) -> None:
+def _unpack(archive: Path, target: Path, max_bytes: int, shown: str) -> None:
     """Unpack into a folder of this process's own, then rename it into place: two processes
     unpacking the same bot at once both succeed, and a folder in use is never touched."""
+    _check_entry_count(archive, shown)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
             if len(members) > MAX_FILES:
-                raise PackageError(f"{archive}: more than {MAX_FILES} files")
+                raise PackageError(f"{shown}: more than {MAX_FILES} files")
+            _check_names(members, shown)
             written = 0
             for info in members:
-                written += _extract(zf, info, partial, written, max_bytes)
+                written += _extract(zf, info, partial, written, max_bytes, shown)
         (partial / ".complete").touch()
         partial.chmod(0o755)
         partial.rename(target)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except _UNPACK_ERRORS as exc:
         shutil.rmtree(partial, ignore_errors=True)
         if (target / ".complete").exists():
             return  # another process unpacked the same bot first
-        raise PackageError(f"{archive}: cannot unpack ({exc})") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise PackageError(f"{shown}: cannot unpack ({reason})") from None
     except PackageError:
         shutil.rmtree(partial, ignore_errors=True)
         raise
 
 
-def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, done: int, limit: int) -> int:
-    name = PurePosixPath(info.filename)
-    if name.is_absolute() or ".." in name.parts or "\\" in info.filename:
-        raise PackageError(f"archive entry {info.filename!r} escapes the bot's folder")
-    if stat.S_ISLNK(info.external_attr >> 16):
-        raise PackageError(f"archive entry {info.filename!r} is a symbolic link (not allowed)")
-    out = dest.joinpath(*name.parts)
-    if info.is_dir():
+def _check_entry_count(archive: Path, shown: str) -> None:
+    """Refuse an archive with too many entries from its end record, before ``ZipFile``
+    parses the whole central directory into memory (a million tiny entries fit in 64 MiB)."""
+    with open(archive, "rb") as f:
+        size = f.seek(0, 2)
+        f.seek(max(0, size - _END_MAX))
+        tail = f.read()
+    at = tail.rfind(_END_RECORD)
+    if at < 0 or len(tail) - at < 22:
+        return  # not a plain zip end: ZipFile reports what is wrong
+    entries, directory_size = struct.unpack("<6xHI", tail[at + 4 : at + 16])
+    if (entries > MAX_FILES and entries != 0xFFFF) or directory_size > _MAX_DIRECTORY:
+        raise PackageError(f"{shown}: more than {MAX_FILES} files")
+
+
+def _check_names(members: list[zipfile.ZipInfo], shown: str) -> None:
+    """Each entry names a distinct place inside the bot's folder."""
+    seen: set[tuple[str, ...]] = set()
+    for info in members:
+        raw = info.filename
+        name = PurePosixPath(raw)
+        if name.is_absolute() or ".." in name.parts or not name.parts:
+            raise PackageError(f"{shown}: entry {raw!r} escapes the bot's folder")
+        if "\\" in raw:
+            raise PackageError(f"{shown}: entry {raw!r} uses '\\' (zip names use '/')")
+        if _CONTROL.search(raw):
+            raise PackageError(f"{shown}: entry {raw!r} has control characters in its name")
+        if name.parts in seen and not info.is_dir():
+            raise PackageError(f"{shown}: entry {raw!r} appears twice")
+        seen.add(name.parts)
+
+
+def _extract(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, done: int, limit: int, shown: str
+) -> int:
+    raw = info.filename
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind == stat.S_IFLNK:
+        raise PackageError(f"{shown}: entry {raw!r} is a symbolic link (not allowed)")
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        raise PackageError(f"{shown}: entry {raw!r} is not a plain file or folder")
+    if info.flag_bits & 0x1:
+        raise PackageError(f"{shown}: entry {raw!r} is encrypted (upload a plain zip)")
+    if info.compress_type not in _METHODS:
+        raise PackageError(
+            f"{shown}: entry {raw!r} uses an unsupported compression (use stored or deflate)"
+        )
+    out = dest.joinpath(*PurePosixPath(raw).parts)
+    if info.is_dir() or kind == stat.S_IFDIR:
         out.mkdir(parents=True, exist_ok=True)
         return 0
     out.parent.mkdir(parents=True, exist_ok=True)
     written = 0
-    with zf.open(info) as src, open(out, "wb") as dst:
+    with zf.open(info) as src, open(out, "xb") as dst:
         while chunk := src.read(1 << 16):
             written += len(chunk)
             if done + written > limit:
-                raise PackageError(f"archive unpacks to more than the size limit ({limit} bytes)")
+                raise PackageError(f"{shown}: unpacks to more than the size limit ({limit} bytes)")
             dst.write(chunk)
     if info.external_attr >> 16 & 0o111:
         out.chmod(0o755)

@@ -1,23 +1,29 @@
-"""``arena bot``: register and list bots."""
+"""``arena bot``: register and list bots here, or submit one to a server."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 from rich.table import Table
 
+from arena.cli.api_client import ApiError, Client, find_token
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
 from arena.store import list_bots
 from arena.text import printable
-from arena.tournaments.registry import register_bot
+from arena.tournaments.registry import archive_of, inspect_archive, register_bot
+
+POLL_S = 1.0
+LOG_LINES = 20  # of the validation log, shown when a submitted bot is rejected
 
 
 @click.group()
 def bot() -> None:
-    """Register and list bots."""
+    """Register and list bots, or submit one to a server."""
 
 
 @bot.command("add")
@@ -56,3 +62,77 @@ def list_command() -> None:
         cells = (ref, status, language or "", reason[:80])
         table.add_row(str(vid), *map(literal, cells))
     Console().print(table)
+
+
+@bot.command("submit")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--server",
+    envvar="ARENA_SERVER",
+    required=True,
+    help="The dashboard's URL, e.g. http://arena.example:8000 (or ARENA_SERVER).",
+)
+@click.option(
+    "--wait/--no-wait", default=True, help="Wait for the validation verdict (default) or not."
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=1), default=600.0, help="Seconds to wait for it."
+)
+def submit(path: Path, server: str, wait: bool, timeout: float) -> None:
+    """Upload the bot in PATH (a directory or zip with bot.toml) to a server as a new version
+    and wait for its validation: exit status 0 when valid, 1 when rejected or refused.
+
+    The API token comes from ARENA_TOKEN, else from the token file
+    (~/.config/arena/token); create one on your account page."""
+    with user_errors():
+        archive = archive_of(path)
+        manifest = inspect_archive(archive, str(path))  # the server would refuse it too
+    try:
+        client = Client(server, find_token())
+        reply = _upload(client, manifest["name"], archive, path)
+        ref = f"{manifest['name']}@{manifest.get('version', '0')}"
+        click.echo(printable(f"{ref} uploaded (id {reply['id']}): {reply['status']}"))
+        if not wait:
+            click.echo(f"its verdict: {reply['status_url']}")
+            return
+        status = _verdict(client, reply["id"], timeout, reply["status_url"])
+    except ApiError as exc:
+        raise click.ClickException(str(exc)) from None
+    if status["status"] == "rejected":
+        _show_log(client, status)
+        raise click.ClickException(printable(f"{ref} rejected: {status['reason']}"))
+    click.echo(printable(f"{ref} (id {status['id']}) is valid"))
+
+
+def _upload(client: Client, name: str, archive: bytes, path: Path) -> dict:
+    columns = (TextColumn("uploading"), BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("upload", total=len(archive))
+        filename = path.name if path.is_file() else f"{path.resolve().name}.zip"
+        return client.upload(
+            name, archive, filename, lambda sent: progress.update(task, completed=sent)
+        )
+
+
+def _verdict(client: Client, version_id: int, timeout: float, where: str) -> dict:
+    deadline = time.monotonic() + timeout
+    with Console(stderr=True).status("validation match against copies of itself..."):
+        while (status := client.status(version_id))["status"] == "pending":
+            if time.monotonic() > deadline:
+                raise ApiError(f"still pending after {timeout:.0f} s; its verdict: {where}")
+            time.sleep(POLL_S)
+    return status
+
+
+def _show_log(client: Client, status: dict) -> None:
+    """The end of what the bot wrote in its validation match, to stderr."""
+    if not status.get("has_log"):
+        return
+    try:
+        lines = client.log(status["id"]).splitlines()[-LOG_LINES:]
+    except ApiError as exc:
+        click.echo(f"(its validation log is not readable: {exc})", err=True)
+        return
+    click.echo("the end of its validation log:", err=True)
+    for line in lines:
+        click.echo(f"  {printable(line)}", err=True)

@@ -9,7 +9,14 @@ Services are plain functions taking a ``Session``; the caller owns the transacti
 
 from arena.store.archives import cached_archive, get_archive, put_archive
 from arena.store.blobs import BlobStore, pack_directory, sha256_hex
-from arena.store.bots import add_bot_version, find_bot_version, list_bots, set_bot_status
+from arena.store.bots import (
+    add_bot_version,
+    find_bot_version,
+    list_bots,
+    save_validation_log,
+    set_bot_status,
+    validation_log,
+)
 from arena.store.db import Database, engine_for, normalise_url
 from arena.store.errors import StoreError
 from arena.store.live import live_record_state, load_live_record_json, save_live_record
@@ -42,6 +49,7 @@ from arena.store.models import (
     MatchFault,
     RatingSnapshot,
     Replay,
+    Submission,
     Tournament,
     TournamentEntry,
     User,
@@ -94,6 +102,7 @@ __all__ = [
     "RatingSnapshot",
     "Replay",
     "StoreError",
+    "Submission",
     "TableSpec",
     "Tournament",
     "TournamentEntry",
@@ -134,10 +143,12 @@ __all__ = [
     "revoke_token",
     "save_live_record",
     "save_rating_snapshot",
+    "save_validation_log",
     "set_bot_status",
     "set_tournament_status",
     "sha256_hex",
     "unsandboxed_count",
     "upgrade",
     "user_for_token",
+    "validation_log",
 ]

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, selectinload
 from arena.store.archives import put_archive
 from arena.store.blobs import BlobStore, sha256_hex
 from arena.store.errors import StoreError
-from arena.store.models import BOT_STATUSES, Bot, BotVersion, User
+from arena.store.models import BOT_STATUSES, Bot, BotLog, BotVersion, User
 
 
 def add_bot_version(
@@ -103,6 +103,25 @@ def set_bot_status(
     row.status, row.reason = status, reason
     s.flush()
     return row
+
+
+def save_validation_log(s: Session, version_id: int, text: str) -> None:
+    """Keep what the bot wrote in its validation match (a log without a match)."""
+    query = select(BotLog).where(BotLog.bot_version_id == version_id, BotLog.match_id.is_(None))
+    row = s.scalar(query)
+    if row is None:
+        s.add(BotLog(match_id=None, bot_version_id=version_id, text=text))
+    else:
+        row.text = text
+    s.flush()
+
+
+def validation_log(s: Session, version_id: int) -> str | None:
+    """What the version wrote in its validation match; None when it has no such log."""
+    query = select(BotLog.text).where(
+        BotLog.bot_version_id == version_id, BotLog.match_id.is_(None)
+    )
+    return s.scalar(query)
 
 
 def find_bot_version(s: Session, ref: str | int) -> BotVersion:

@@ -263,15 +263,32 @@ class LiveRecord(Base):
 
 class BotLog(Base):
     """What one bot wrote to stderr/stdout during one match (its tail, capped), so the
-    owner can read it from anywhere."""
+    owner can read it from anywhere; ``match_id`` NULL: its validation match."""
 
     __tablename__ = "bot_logs"
     __table_args__ = (UniqueConstraint("match_id", "bot_version_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
     bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
     text: Mapped[str] = mapped_column(Text)
+
+
+class Submission(Base):
+    """One upload by a user, stored or refused (``error``): the per-user hourly limit counts
+    these rows, so it holds across web processes and machines."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (Index(None, "user_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    bot_version_id: Mapped[int | None] = mapped_column(
+        ForeignKey("bot_versions.id", ondelete="SET NULL"), index=True
+    )
+    filename: Mapped[str] = mapped_column(String(255))
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class RatingSnapshot(Base):

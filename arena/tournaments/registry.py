@@ -7,6 +7,8 @@ results and standings treat every seat the same way.
 
 from __future__ import annotations
 
+import secrets
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +30,11 @@ from arena.store import (
     add_bot_version,
     cached_archive,
     pack_directory,
+    save_validation_log,
     set_bot_status,
 )
+
+MAX_VALIDATION_LOG = 64 * 1024  # stored per version, shared by the four copies' logs
 
 
 @dataclass(frozen=True)
@@ -73,12 +78,25 @@ def archive_of(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def unpack(runtime: Runtime, archive: bytes) -> BotPackage:
-    """Check and unpack an archive the way the platform will run it."""
+def unpack(runtime: Runtime, archive: bytes, shown: str = "the bot's archive") -> BotPackage:
+    """Check and unpack an archive the way the platform will run it; messages call it
+    ``shown``."""
+    return _unpack_into(runtime.unpack_dir, archive, shown)
+
+
+def inspect_archive(archive: bytes, shown: str) -> dict:
+    """The manifest of an archive checked and unpacked as the platform will run it, in a
+    folder removed again (a refused upload leaves nothing behind)."""
+    with tempfile.TemporaryDirectory(prefix="arena-inspect-") as tmp:
+        package = _unpack_into(Path(tmp), archive, shown)
+        return parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
+
+
+def _unpack_into(folder: Path, archive: bytes, shown: str) -> BotPackage:
     with tempfile.TemporaryDirectory() as tmp:
         zip_path = Path(tmp) / "bot.zip"
         zip_path.write_bytes(archive)
-        return load_package(zip_path, runtime.unpack_dir)
+        return load_package(zip_path, folder, shown=shown)
 
 
 def register_bot(
@@ -89,7 +107,7 @@ def register_bot(
     if validate:
         resolve_mode(runtime.policy)  # no usable sandbox: refuse before storing anything
     archive = archive_of(path)
-    package = unpack(runtime, archive)
+    package = unpack(runtime, archive, str(path))
     manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
     with db.session() as s:
         version = add_bot_version(s, runtime.blobs, archive, manifest)
@@ -111,17 +129,38 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
         if version.status != "pending":
             return version
         archive = cached_archive(s, runtime.blobs, version.sha256)
-    reason = validation_problem(runtime, unpack(runtime, archive))
+    log_dir = runtime.log_dir("validation", f"{version_id}-{secrets.token_hex(4)}")
+    try:
+        reason = validation_problem(runtime, unpack(runtime, archive), log_dir)
+        log = validation_log_text(log_dir)
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
     status = "rejected" if reason else "valid"
     if resolve_mode(runtime.policy) == "rlimits":
         reason = f"{reason or 'valid'} (validated WITHOUT the sandbox: --unsafe-no-sandbox)"
     with db.session() as s:
+        if log is not None:
+            save_validation_log(s, version_id, log)
         return set_bot_status(s, version_id, status, reason or "")
 
 
-def validation_problem(runtime: Runtime, package: BotPackage) -> str | None:
+def validation_log_text(log_dir: Path) -> str | None:
+    """What the four copies wrote (the end of each, under a header naming the copy)."""
+    files = sorted(log_dir.glob("*.log")) if log_dir.is_dir() else []
+    if not files:
+        return None
+    each = MAX_VALIDATION_LOG // len(files)
+    return "".join(
+        f"== {path.stem} ==\n{path.read_bytes()[-each:].decode(errors='replace')}\n"
+        for path in files
+    )
+
+
+def validation_problem(
+    runtime: Runtime, package: BotPackage, log_dir: Path | None = None
+) -> str | None:
     """Play one short game of four copies; the first fault, if any, is why it is rejected."""
-    log_dir = runtime.log_dir("validation", package.sha256[:12])
+    log_dir = log_dir or runtime.log_dir("validation", package.sha256[:12])
     players = [
         ProcessPlayer(
             package,

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from arena.store import claim_match, record_result
+from sqlalchemy import func, select
+
+from arena.store import BotVersion, claim_match, record_result
 from arena.tournaments.run import match_spec
 from dashboard.api import SPEC
 
@@ -55,12 +57,16 @@ def schema_of(op: dict, status: str) -> dict:
     return op["responses"][status]["content"]["application/json"]["schema"]
 
 
-def test_every_documented_route_answers_as_documented(client, site):
+def test_every_documented_route_answers_as_documented(client, site, db):
     fault = client.get(f"/api/v1/matches/{site.faulty}").get_json()["faults"][0]
     ids = {"match_id": site.faulty, "game": fault["game"], "decision": fault["decision"]}
     ids |= {"tournament_id": site.tournament, "bot_id": site.bots["alpha"]}
+    with db.session(read_only=True) as s:
+        ids["version_id"] = s.scalar(select(func.min(BotVersion.id)))
     for path, item in SPEC["paths"].items():
-        op = item["get"]
+        op = item.get("get")
+        if op is None or "security" in op:  # uploads and token routes: tests/submissions
+            continue
         reply = client.get(url_for(path, op, ids))
         assert reply.status_code == 200, path
         check(reply.get_json(), schema_of(op, "200"), path)

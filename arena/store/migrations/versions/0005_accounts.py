@@ -1,7 +1,7 @@
 """Accounts: browser sessions, failed log-ins (rate limits), tournament runs from the dashboard.
 
 Revision ID: 0005_accounts
-Revises: 0004
+Revises: 0005_submissions
 Create Date: 2026-12-01
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_accounts"
-down_revision = "0004"
+down_revision = "0005_submissions"
 branch_labels = None
 depends_on = None
 

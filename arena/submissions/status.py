@@ -1,0 +1,53 @@
+"""What a contestant may read about a submitted version: its verdict (anybody), its
+validation log (the owner only)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from arena.store import BotVersion, Database, validation_log
+from arena.submissions.errors import SubmissionError
+
+
+@dataclass(frozen=True)
+class SubmissionStatus:
+    version_id: int
+    bot: str
+    version: str
+    status: str  # pending, valid or rejected
+    reason: str
+    has_log: bool
+    owner_id: int | None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def submission_status(db: Database, version_id: int) -> SubmissionStatus:
+    with db.session(read_only=True) as s:
+        row = _version(s, version_id)
+        return SubmissionStatus(
+            version_id=row.id,
+            bot=row.bot.name,
+            version=row.version,
+            status=row.status,
+            reason=row.reason,
+            has_log=validation_log(s, row.id) is not None,
+            owner_id=row.bot.owner_id,
+        )
+
+
+def version_log(db: Database, version_id: int, user_id: int) -> str:
+    """The validation log of a version ``user_id`` owns ("" when it has none yet)."""
+    with db.session(read_only=True) as s:
+        row = _version(s, version_id)
+        if row.bot.owner_id is None or row.bot.owner_id != user_id:
+            raise SubmissionError("only the bot's owner may read its logs", 403)
+        return validation_log(s, row.id) or ""
+
+
+def _version(s, version_id: int) -> BotVersion:
+    row = s.get(BotVersion, version_id)
+    if row is None:
+        raise SubmissionError(f"no bot version with id {version_id}", 404)
+    return row

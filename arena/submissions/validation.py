@@ -1,0 +1,61 @@
+"""Validating a stored version in the background, in this process: a single thread that
+outlives the web request and takes the validations in order. (With a broker configured,
+``workers.validation`` sends them to Celery workers instead.)"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from arena.store import BotVersion, Database
+from arena.tournaments.registry import Runtime, validate_stored
+
+log = logging.getLogger(__name__)
+
+# Starts the validation of (version id, its manifest) and returns at once.
+Validator = Callable[[int, dict], object]
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+_lock = threading.Lock()
+
+
+def _executor() -> ThreadPoolExecutor:
+    """This process's validation thread (made after a fork, never inherited)."""
+    global _pool
+    with _lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="arena-validate"))
+        return _pool[1]
+
+
+class EmbeddedValidation:
+    """A ``Validator`` running ``validate_stored`` on this process's validation thread."""
+
+    def __init__(self, db: Database, runtime: Runtime) -> None:
+        self.db, self.runtime = db, runtime
+
+    def __call__(self, version_id: int, manifest: dict | None = None) -> Future[str]:
+        return _executor().submit(run_validation, self.db, self.runtime, version_id)
+
+
+def run_validation(db: Database, runtime: Runtime, version_id: int) -> str:
+    """Judge the version; a platform failure (not the bot's) leaves it pending with the
+    reason, so it is never rejected for the platform's fault. Returns the status."""
+    try:
+        return validate_stored(db, runtime, version_id).status
+    except Exception as exc:  # a background thread: nobody else would see it
+        log.exception("validation of bot version %s could not run", version_id)
+        reason = f"validation could not run ({exc}); upload it again later"
+        try:
+            with db.session() as s:
+                row = s.get(BotVersion, version_id)
+                if row is not None and row.status == "pending":
+                    row.reason = reason[:2000]
+        except SQLAlchemyError:
+            log.exception("could not record why bot version %s is still pending", version_id)
+        return "pending"

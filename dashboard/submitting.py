@@ -1,0 +1,60 @@
+"""What the submission views share: the app's database, bot runtime and validator, and one
+call that stores an upload for the signed-in (or token) user."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import BinaryIO
+
+from flask import current_app
+
+from arena.config import Settings
+from arena.store import Database
+from arena.submissions import EmbeddedValidation, Validator, submit_version
+from arena.tournaments.registry import Runtime
+
+
+def database() -> Database:
+    return current_app.extensions["arena_db"]
+
+
+def runtime() -> Runtime:
+    """Where uploaded bots are validated when it happens in this process (``ARENA_DATA_DIR``;
+    tests set ``app.extensions["arena_runtime"]``)."""
+    if "arena_runtime" not in current_app.extensions:
+        current_app.extensions["arena_runtime"] = Runtime(Settings.from_env())
+    return current_app.extensions["arena_runtime"]
+
+
+def validator() -> Validator:
+    """Celery workers when ``ARENA_BROKER_URL`` is set, else this process's own thread."""
+    if "arena_validator" not in current_app.extensions:
+        embedded = EmbeddedValidation(database(), runtime())
+        chosen: Validator = embedded
+        if runtime().settings.broker_configured:
+            from workers.validation import BrokerValidation  # only with a broker
+
+            chosen = BrokerValidation(embedded)
+        current_app.extensions["arena_validator"] = chosen
+    return current_app.extensions["arena_validator"]
+
+
+def submit(
+    user_id: int,
+    upload: bytes | BinaryIO,
+    *,
+    filename: str,
+    fields: Mapping[str, object] | None = None,
+    name: str | None = None,
+) -> int:
+    """``submit_version`` with this app's database, runtime and validator."""
+    return submit_version(
+        database(),
+        runtime(),
+        user_id,
+        upload,
+        filename=filename,
+        fields=fields,
+        name=name,
+        validate=validator(),
+    )

@@ -1,0 +1,29 @@
+"""Validating uploaded bots on Celery workers: the version id goes to the queue whose workers
+have the bot's runtime; a broker that cannot take the job falls back to the embedded thread,
+so an upload is never left without a validation."""
+
+from __future__ import annotations
+
+import logging
+
+from kombu.exceptions import OperationalError
+
+from arena.submissions import Validator
+from arena.tournaments.dispatch import queue_for
+from workers.tasks import validate_bot_task
+
+log = logging.getLogger(__name__)
+
+
+class BrokerValidation:
+    """A ``Validator`` sending ``arena.validate_bot`` jobs; ``fallback`` when sending fails."""
+
+    def __init__(self, fallback: Validator) -> None:
+        self.fallback = fallback
+
+    def __call__(self, version_id: int, manifest: dict) -> object:
+        try:
+            return validate_bot_task.apply_async((version_id,), queue=queue_for([manifest]))
+        except OperationalError as exc:
+            log.warning("broker unreachable (%s): validating version %s here", exc, version_id)
+            return self.fallback(version_id, manifest)
