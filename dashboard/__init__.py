@@ -24,8 +24,9 @@ from dashboard.logs import logs
 from dashboard.matches import matches
 from dashboard.organiser import organiser
 from dashboard.tournaments import tournaments
+from dashboard.uploads import uploads
 
-BLUEPRINTS = (leaderboard, tournaments, organiser, bots, logs, matches, accounts, api)
+BLUEPRINTS = (leaderboard, tournaments, organiser, bots, uploads, logs, matches, accounts, api)
 
 
 def create_app(database: Database | None = None, runtime: Runtime | None = None, **config) -> Flask:

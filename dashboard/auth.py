@@ -4,8 +4,9 @@
   HTTPS or with ``ARENA_SECURE_COOKIES=1``) holding a session token whose sha256 is a row of
   ``user_sessions``: logging out deletes the row, and every copy of the cookie dies with it.
 - An API client sends ``Authorization: Bearer TOKEN``; such a request is authenticated by
-  the token alone (the cookie is ignored), so it needs no CSRF token: a cross-site page can
-  make a browser send cookies, never that header.
+  the token alone (the cookie is ignored). The API's writes (under ``/api/``) accept nothing
+  else, so they need no CSRF token: a cross-site page can make a browser send cookies,
+  never that header.
 - Every other state-changing request must carry the session's CSRF token (form field
   ``csrf_token`` or header ``X-CSRF-Token``), or it is refused with 400.
 """
@@ -27,7 +28,9 @@ from arena.accounts.sessions import close_session, open_session, session_user
 from arena.store import User, user_for_token
 from dashboard.db import database
 from dashboard.db import session as db_session
+from dashboard.tokens import bearer_token
 
+API = "/api/"  # its writes authenticate by token only, never by the cookie
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CSRF_FAILED = "the form's security token is missing or out of date: reload the page and try again"
 
@@ -52,12 +55,6 @@ def init_auth(app: Flask, data_dir: Path) -> None:
     app.context_processor(lambda: {"current_user": current_user(), "csrf_token": csrf_token})
 
 
-def bearer_token() -> str | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
-
-
 def current_user() -> User | None:
     """The user of this request (by its API token if it sends one, else its cookie)."""
     if "arena_user" not in g:
@@ -78,7 +75,7 @@ def csrf_token() -> str:
 
 
 def _check_csrf() -> None:
-    if request.method not in UNSAFE_METHODS or bearer_token() is not None:
+    if request.method not in UNSAFE_METHODS or request.path.startswith(API):
         return
     sent = request.form.get("csrf_token") or request.headers.get("X-CSRF-Token") or ""
     expected = session.get("csrf", "")

@@ -9,13 +9,9 @@ from typing import BinaryIO
 from flask import current_app
 
 from arena.config import Settings
-from arena.store import Database
 from arena.submissions import EmbeddedValidation, Validator, submit_version
 from arena.tournaments.registry import Runtime
-
-
-def database() -> Database:
-    return current_app.extensions["arena_db"]
+from dashboard.db import database
 
 
 def runtime() -> Runtime:

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from sqlalchemy import select, text
 
 from arena.cli import main
-from arena.store import ApiToken, Base, User
+from arena.store import ApiToken, Base, Bot, User
 from dashboard import create_app
 from tests.dashboard.users import PASSWORD, csrf_of, log_in, make_user, post_form
 
@@ -149,9 +149,15 @@ def test_a_bearer_request_is_not_authenticated_by_the_cookie(client, db):
     log_in(client, "hal")
     assert client.get("/api/v1/me").get_json()["name"] == "hal"
     assert client.get("/api/v1/me", headers=_bearer("not-a-token")).status_code == 401
+    # a Bearer header does not exempt a page's form from CSRF
     answer = client.post("/account/tokens", headers=_bearer("not-a-token"))
-    assert answer.status_code == 302 and "/login" in answer.headers["Location"]
+    assert answer.status_code == 400
+    # the API's writes take a token only: the browser's cookie alone is not enough
+    answer = client.post("/api/v1/bots/hal-bot/versions", data=b"PK\x05\x06" + bytes(18))
+    assert answer.status_code == 401
     assert _account_state(db)[1] == ()
+    with db.session(read_only=True) as s:
+        assert s.scalar(select(Bot.id).where(Bot.name == "hal-bot")) is None
 
 
 def test_log_in_limits_per_account_and_per_address_hold_across_app_instances(

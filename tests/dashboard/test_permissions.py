@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import insert, select, update
 
-from arena.store import Bot, BotLog, BotVersion, Match, Tournament
+from arena.store import Bot, BotLog, BotVersion, Match, Tournament, User, issue_token
 from arena.store.models import TournamentRun
 from tests.dashboard.users import log_in, make_user, post_form
 
 SECRET = "alpha-private-log-line-9f3e"
+VALIDATION_SECRET = "alpha-validation-log-line-77ab"
 
 
 @pytest.fixture
@@ -25,11 +26,23 @@ def owned(db, site):
         s.execute(update(Bot).where(Bot.id == bot_id).values(owner_id=alice.id))
         version = s.scalar(select(BotVersion.id).where(BotVersion.bot_id == bot_id))
         s.execute(insert(BotLog).values(match_id=site.done[0], bot_version_id=version, text=SECRET))
+        s.execute(
+            insert(BotLog).values(match_id=None, bot_version_id=version, text=VALIDATION_SECRET)
+        )
     return bot_id
 
 
+def _version_of(db, bot_id: int) -> int:
+    with db.session(read_only=True) as s:
+        return s.scalar(select(BotVersion.id).where(BotVersion.bot_id == bot_id))
+
+
 def _log_urls(bot_id: int, match_id: int) -> list[str]:
-    return [f"/bots/{bot_id}/logs/", f"/bots/{bot_id}/logs/1/matches/{match_id}"]
+    return [
+        f"/bots/{bot_id}/logs/",
+        f"/bots/{bot_id}/logs/1/matches/{match_id}",
+        f"/bots/{bot_id}/logs/1/validation",
+    ]
 
 
 def test_only_the_owner_and_organisers_read_a_bots_logs(client, site, owned):
@@ -49,15 +62,38 @@ def test_only_the_owner_and_organisers_read_a_bots_logs(client, site, owned):
         post_form(client, "/logout", page="/account")
         log_in(client, who)
         assert SECRET in client.get(urls[1]).get_data(as_text=True)
-        assert f"match {site.done[0]}" in client.get(urls[0]).get_data(as_text=True)
+        assert VALIDATION_SECRET in client.get(urls[2]).get_data(as_text=True)
+        index = client.get(urls[0]).get_data(as_text=True)
+        assert f"match {site.done[0]}" in index and "validation match" in index
     # a log is found under its own bot only: not through another bot's id
     other = site.bots["beta"]
     assert client.get(f"/bots/{other}/logs/1/matches/{site.done[0]}").status_code == 404
 
 
-def test_no_other_page_or_api_route_shows_a_bots_log(client, site, owned):
+def test_the_api_gives_a_validation_log_to_its_owner_and_organisers_only(client, db, owned):
+    url = f"/api/v1/versions/{_version_of(db, owned)}/log"
+    tokens = {}
+    for name in ("alice", "bob", "root"):
+        with db.session() as s:
+            tokens[name] = issue_token(s, s.scalar(select(User).where(User.name == name)))
+    missing = client.get("/api/v1/versions/99999/log", headers=_bearer(tokens["bob"]))
+    answer = client.get(url, headers=_bearer(tokens["bob"]))
+    assert answer.status_code == missing.status_code == 404
+    assert VALIDATION_SECRET not in answer.get_data(as_text=True)
+    assert client.get(url).status_code == 401
+    for name in ("alice", "root"):
+        answer = client.get(url, headers=_bearer(tokens[name]))
+        assert answer.status_code == 200 and answer.get_json()["log"] == VALIDATION_SECRET
+
+
+def _bearer(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_no_other_page_or_api_route_shows_a_bots_log(client, db, site, owned):
     log_in(client, "bob")
     values = {
+        "version_id": _version_of(db, owned),
         "tournament_id": site.tournament,
         "bot_id": owned,
         "match_id": site.done[0],
@@ -72,7 +108,7 @@ def test_no_other_page_or_api_route_shows_a_bots_log(client, site, owned):
             continue
         url = rule.build({k: values[k] for k in rule.arguments})[1]
         body = client.get(url).get_data(as_text=True)
-        assert SECRET not in body, url
+        assert SECRET not in body and VALIDATION_SECRET not in body, url
         seen += 1
     assert seen > 15
 
