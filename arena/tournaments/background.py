@@ -28,11 +28,6 @@ from arena.store.models import TournamentRun, utcnow
 from arena.tournaments.registry import Runtime
 
 
-def broker_configured(environ: dict[str, str] | None = None) -> bool:
-    env = os.environ if environ is None else environ
-    return bool(env.get("ARENA_BROKER_URL"))
-
-
 def start_run(db: Database, runtime: Runtime, tournament_id: int) -> TournamentRun:
     """Start playing the tournament in the background; refused while a run is active or
     once it is done."""
@@ -43,7 +38,7 @@ def start_run(db: Database, runtime: Runtime, tournament_id: int) -> TournamentR
         run = s.get(TournamentRun, tournament_id)
         if run is not None and is_active(run):
             raise StoreError(f"tournament {tournament_id} is running already")
-    if broker_configured():
+    if runtime.settings.broker_configured:
         return _start_celery(db, tournament_id)
     return _start_process(db, runtime, tournament_id)
 

@@ -5,7 +5,14 @@ the logs in clear."""
 from __future__ import annotations
 
 import logging
+import os
 import re
+import subprocess
+import time
+from http.cookiejar import CookieJar
+from urllib.error import URLError
+from urllib.parse import urlencode
+from urllib.request import HTTPCookieProcessor, HTTPErrorProcessor, build_opener
 
 import pytest
 from click.testing import CliRunner
@@ -213,3 +220,61 @@ def test_user_add_makes_the_first_organiser(client, db, site, tmp_path):
     assert prompted.exit_code == 1 and "at least 8" in prompted.output
     log_in(client, "org")
     assert client.get("/tournaments/new").status_code == 200
+
+
+def test_the_production_server_logs_no_password(db, tmp_path):
+    """`arena dashboard` (gunicorn, access log on) sees a sign-up and two log-ins: its whole
+    output holds the requests and not the password."""
+    from tests.services.test_executor import arena_command
+    from tests.workers.conftest import free_port
+
+    secret = "Gunicorn-Pa55word-0815"
+    port = free_port()
+    env = {
+        **os.environ,
+        "ARENA_DATABASE_URL": db.url.render_as_string(hide_password=False),
+        "ARENA_DATA_DIR": str(tmp_path / "data"),
+    }
+    command = [*arena_command(), "dashboard", "--port", str(port), "--workers", "1"]
+    log = tmp_path / "server.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        web = _wait_for(base)
+        for url, data in (
+            ("/signup", {"name": "max", "password": secret, "password2": secret}),
+            ("/login", {"name": "max", "password": secret + "-wrong"}),
+            ("/login", {"name": "max", "password": secret}),
+        ):
+            web.open(base + url, urlencode({**data, "csrf_token": _csrf(web, base + url)}).encode())
+    finally:
+        server.terminate()
+        server.wait(30)
+    output = log.read_text()
+    assert "POST /signup" in output and output.count("POST /login") == 2, output
+    assert secret not in output
+
+
+def _wait_for(base: str):
+    web = build_opener(HTTPCookieProcessor(CookieJar()), _NoErrors())
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            web.open(base + "/login", timeout=2)
+            return web
+        except URLError:
+            time.sleep(0.2)
+    pytest.fail(f"the dashboard did not answer at {base}")
+
+
+def _csrf(web, url: str) -> str:
+    html = web.open(url).read().decode()
+    return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+
+
+class _NoErrors(HTTPErrorProcessor):
+    """Refusals (401) are answers to read, not exceptions."""
+
+    def http_response(self, request, response):
+        return response

@@ -20,9 +20,8 @@ ENTRANTS = ["alpha@1", "beta@1", "gamma@1", "house:heuristic"]
 
 
 @pytest.fixture
-def organiser(client, db, monkeypatch):
+def organiser(client, db):
     need_sandbox(SandboxPolicy.from_env())  # `arena tournament run` refuses without it
-    monkeypatch.delenv("ARENA_BROKER_URL", raising=False)  # the embedded backend
     make_user(db, "root", admin=True)
     log_in(client, "root")
     return client
