@@ -38,7 +38,7 @@ def create_app(database: Database | None = None, runtime: Runtime | None = None,
     runtime = runtime or Runtime(Settings.from_env())
     app.extensions["arena_runtime"] = runtime
     db.init_app(app, database)
-    init_auth(app, runtime.settings.data_dir)
+    init_auth(app, runtime.settings)
     register_filters(app)
     app.add_template_global(line_chart)
     register_errors(app)

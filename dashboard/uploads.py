@@ -7,13 +7,12 @@ from flask import Blueprint, redirect, render_template, request, url_for
 
 from arena.store import BotVersion
 from arena.submissions import SubmissionError
-from arena.submissions.upload import FIELDS, too_big
+from arena.submissions.upload import FIELDS
 from dashboard.auth import current_user, login_required
 from dashboard.db import database
-from dashboard.submitting import runtime, submit
+from dashboard.submitting import submit
 
 uploads = Blueprint("uploads", __name__, url_prefix="/bots")
-FORM_SLACK = 64 * 1024  # the manifest's fields, boundaries and headers around the file
 
 
 @uploads.get("/new")
@@ -38,11 +37,8 @@ def create():
 
 def _upload(values: dict[str, str]):
     """(stream, filename=..., fields=...) for ``submit``: the zip if one was chosen, else
-    the source file with the form's fields. Too long a body is refused before it is read."""
-    cap = runtime().settings.max_upload
-    request.max_content_length = cap + FORM_SLACK
-    if (request.content_length or 0) > cap + FORM_SLACK:
-        raise too_big("the upload", cap)
+    the source file with the form's fields. (Too long a body never got here: see
+    ``dashboard.auth``; the core caps the file itself.)"""
     archive, source = request.files.get("archive"), request.files.get("source")
     if archive is not None and archive.filename:
         return archive.stream, {"filename": archive.filename}

@@ -148,4 +148,7 @@ def test_an_upload_over_the_cap_is_refused_before_it_is_read(db, site):
     answer = upload(client, archive=("big.zip", bytes(300_000)))
     assert answer.status_code == 413
     assert "larger than the upload limit (100000 bytes)" in answer.get_data(as_text=True)
+    # any form: the length alone refuses it, before the body (or its CSRF token) is read
+    answer = client.post("/login", data={"name": "x" * 300_000})
+    assert answer.status_code == 413
     assert counts(db) == before
