@@ -37,12 +37,9 @@ def add_bot_version(
     _refuse_taken(s, name, version, owner)
     put_archive(s, archive_bytes)  # same transaction: a row never lacks its archive
     blobs.put(archive_bytes)  # this machine's cache, which will run it first
+    bot = _bot_named(s, name, owner)
     try:
         with s.begin_nested():  # a concurrent upload may win the race on a unique key
-            bot = s.scalar(select(Bot).where(Bot.name == name))
-            if bot is None:
-                bot = Bot(name=name, owner_id=owner.id if owner else None)
-                s.add(bot)
             row = BotVersion(
                 bot=bot,
                 version=version,
@@ -58,6 +55,26 @@ def add_bot_version(
         _refuse_taken(s, name, version, owner)
         raise
     return row
+
+
+def _bot_named(s: Session, name: str, owner: User | None) -> Bot:
+    """The bot called ``name``, created (owned by ``owner``) if new; refused if it is someone
+    else's. Checked again here, at the write: a concurrent upload may have created it since
+    the caller looked."""
+    bot = s.scalar(select(Bot).where(Bot.name == name))
+    if bot is None:
+        try:
+            with s.begin_nested():
+                bot = Bot(name=name, owner_id=owner.id if owner else None)
+                s.add(bot)
+            return bot
+        except IntegrityError:  # created meanwhile: that one counts
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            if bot is None:
+                raise
+    if owner is not None and bot.owner_id not in (None, owner.id):
+        raise StoreError(f"the bot name {name!r} belongs to another user; rename your bot")
+    return bot
 
 
 def _by_sha(s: Session, digest: str) -> BotVersion | None:
