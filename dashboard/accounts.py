@@ -5,7 +5,13 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
 from sqlalchemy import select
 
-from arena.accounts.throttle import LoginLimits, blocked, record_failure
+from arena.accounts.throttle import (
+    Limits,
+    login_blocked,
+    record_login_failure,
+    record_signup,
+    signup_blocked,
+)
 from arena.accounts.tokens import list_tokens, revoke_token_id
 from arena.store import Bot, StoreError, authenticate, create_user, issue_token
 from dashboard.auth import current_user, log_in, log_out, login_required
@@ -13,6 +19,7 @@ from dashboard.db import database
 
 accounts = Blueprint("accounts", __name__)
 TOO_MANY = "too many failed log-ins for this account or from this address: try again later"
+TOO_MANY_SIGNUPS = "too many new accounts from this address in the last hour: try again later"
 
 
 def _next_page() -> str:
@@ -29,9 +36,13 @@ def signup():
     name, password = request.form.get("name", ""), request.form.get("password", "")
     if password != request.form.get("password2", ""):
         return render_template("signup.html", error="the two passwords differ", name=name), 400
+    address = request.remote_addr or "unknown"
     try:
         with database().session() as s:
+            if signup_blocked(s, address, Limits.from_env()):
+                return render_template("signup.html", error=TOO_MANY_SIGNUPS, name=name), 429
             user = create_user(s, name, password)
+            record_signup(s, address)
     except StoreError as exc:
         return render_template("signup.html", error=str(exc), name=name), 400
     log_in(user)
@@ -44,13 +55,13 @@ def login():
         return render_template("login.html", next=request.args.get("next", ""))
     name, password = request.form.get("name", "").strip(), request.form.get("password", "")
     address = request.remote_addr or "unknown"
-    limits = LoginLimits.from_env()
+    limits = Limits.from_env()
     with database().session() as s:
-        if blocked(s, name, address, limits):
+        if login_blocked(s, name, address, limits):
             return _login_refused(TOO_MANY, 429, name)
         user = authenticate(s, name, password)
         if user is None:
-            record_failure(s, name, address, limits)
+            record_login_failure(s, name, address, limits)
     if user is None:
         return _login_refused("wrong user name or password", 401, name)
     log_in(user)

@@ -313,11 +313,12 @@ class UserSession(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
-class LoginFailure(Base):
-    """One failed log-in, keyed by account (``user:NAME``) and by address (``addr:IP``): the
-    limits hold across every web worker because they are counted here."""
+class RateEvent(Base):
+    """One event a rate limit counts: a failed log-in, keyed by account (``user:NAME``) and
+    by address (``addr:IP``), or a sign-up (``signup:IP``). Counted here, the limits hold
+    across every web worker and machine."""
 
-    __tablename__ = "login_failures"
+    __tablename__ = "rate_events"
     __table_args__ = (Index(None, "key", "created_at"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -278,3 +278,20 @@ class _NoErrors(HTTPErrorProcessor):
 
     def http_response(self, request, response):
         return response
+
+
+def test_sign_ups_per_address_are_limited(client, db, monkeypatch):
+    monkeypatch.setenv("ARENA_SIGNUP_LIMIT", "2")
+    here, there = {"REMOTE_ADDR": "10.0.0.7"}, {"REMOTE_ADDR": "10.0.0.8"}
+    for i, where in enumerate((here, here, here, there)):
+        web = client.application.test_client()
+        data = {"name": f"user{i}", "password": PASSWORD, "password2": PASSWORD}
+        answer = post_form(web, "/signup", data, environ_base=where)
+        if i == 2:
+            assert answer.status_code == 429
+            assert "too many new accounts" in answer.get_data(as_text=True)
+        else:
+            assert answer.status_code == 302, i
+    with db.session(read_only=True) as s:
+        names = set(s.scalars(select(User.name)))
+    assert {"user0", "user1", "user3"} <= names and "user2" not in names

@@ -1,4 +1,4 @@
-"""Accounts: browser sessions, failed log-ins (rate limits), tournament runs from the dashboard.
+"""Accounts: browser sessions, rate-limited events (failed log-ins, sign-ups), dashboard runs.
 
 Revision ID: 0005_accounts
 Revises: 0005_submissions
@@ -33,15 +33,13 @@ def upgrade() -> None:
     )
     op.create_index(op.f("ix_user_sessions_user_id"), "user_sessions", ["user_id"])
     op.create_table(
-        "login_failures",
+        "rate_events",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("key", sa.String(length=160), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_login_failures")),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_rate_events")),
     )
-    op.create_index(
-        op.f("ix_login_failures_key_created_at"), "login_failures", ["key", "created_at"]
-    )
+    op.create_index(op.f("ix_rate_events_key_created_at"), "rate_events", ["key", "created_at"])
     op.create_table(
         "tournament_runs",
         sa.Column("tournament_id", sa.Integer(), nullable=False),
@@ -62,7 +60,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("tournament_runs")
-    op.drop_index(op.f("ix_login_failures_key_created_at"), table_name="login_failures")
-    op.drop_table("login_failures")
+    op.drop_index(op.f("ix_rate_events_key_created_at"), table_name="rate_events")
+    op.drop_table("rate_events")
     op.drop_index(op.f("ix_user_sessions_user_id"), table_name="user_sessions")
     op.drop_table("user_sessions")
