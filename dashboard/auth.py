@@ -18,12 +18,13 @@ import hmac
 import os
 import secrets
 from collections.abc import Callable
+from datetime import timedelta
 
 from flask import Flask, abort, current_app, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 
 from arena.accounts.secret import secret_key
-from arena.accounts.sessions import close_session, open_session, session_user
+from arena.accounts.sessions import SESSION_DAYS, close_session, open_session, session_user
 from arena.config import Settings
 from arena.store import User, user_for_token
 from arena.submissions.upload import too_big
@@ -48,13 +49,13 @@ def init_auth(app: Flask, settings: Settings) -> None:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = secret_key(settings.data_dir)
     # Every request body, forms included: an upload and its fields at most.
-    app.config.setdefault("MAX_CONTENT_LENGTH", None)
-    if app.config["MAX_CONTENT_LENGTH"] is None:
+    if app.config.get("MAX_CONTENT_LENGTH") is None:
         app.config["MAX_CONTENT_LENGTH"] = settings.max_upload + FORM_SLACK
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=os.environ.get("ARENA_SECURE_COOKIES") == "1",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=SESSION_DAYS),  # as long as the row lives
     )
     app.session_interface = _Sessions()
     app.before_request(_check_csrf)
