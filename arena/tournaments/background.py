@@ -13,6 +13,7 @@ recorded (host, pid) in ``tournament_runs``, so any web worker on that host can 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -97,7 +98,8 @@ def stop_run(db: Database, tournament_id: int) -> TournamentRun:
         if run.backend == "embedded":
             if run.host != socket.gethostname()[:128]:
                 raise StoreError(f"tournament {tournament_id} runs on {run.host}: stop it there")
-            os.killpg(run.pid, signal.SIGINT)
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                os.killpg(run.pid, signal.SIGINT)
         else:
             s.execute(
                 update(Match)
