@@ -9,7 +9,7 @@ from sqlalchemy import insert, select, update
 
 from arena.store import Bot, BotLog, BotVersion, Match, Tournament, User, issue_token
 from arena.store.models import TournamentRun
-from tests.dashboard.users import log_in, make_user, post_form
+from tests.dashboard.users import csrf_of, log_in, make_user, post_form
 
 SECRET = "alpha-private-log-line-9f3e"
 VALIDATION_SECRET = "alpha-validation-log-line-77ab"
@@ -140,3 +140,19 @@ def test_a_non_organiser_cannot_create_start_or_stop_a_tournament(client, db, si
         assert s.scalar(select(TournamentRun)) is None
         assert s.scalar(select(Match.status).where(Match.id == site.pending)) == "pending"
     assert after == before
+
+
+def test_nobody_can_delete_or_rename_a_bot_over_the_web(client, db, owned):
+    """There is no such operation (results refer to versions forever): every method on a
+    bot's URL but GET is refused, for its owner too, and the bot is unchanged."""
+    for who in ("bob", "alice"):
+        log_in(client, who)
+        for method in ("DELETE", "PUT", "PATCH", "POST"):
+            token = csrf_of(client, "/account")
+            answer = client.open(
+                f"/bots/{owned}", method=method, data={"csrf_token": token, "name": "x"}
+            )
+            assert answer.status_code == 405, (who, method)
+        post_form(client, "/logout", page="/account")
+    with db.session(read_only=True) as s:
+        assert s.get(Bot, owned).name == "alpha"
