@@ -30,6 +30,7 @@ from arena.store import User, user_for_token
 from arena.submissions.upload import too_big
 from dashboard.db import database
 from dashboard.db import session as db_session
+from dashboard.submitting import runtime
 from dashboard.tokens import bearer_token
 
 FORM_SLACK = 64 * 1024  # a form's other fields, boundaries and headers around the file
@@ -96,7 +97,7 @@ def _refuse_oversized() -> None:
     (werkzeug still cuts off one that lies about its length or sends none)."""
     limit = current_app.config["MAX_CONTENT_LENGTH"]
     if limit is not None and (request.content_length or 0) > limit:
-        raise too_big("the upload", current_app.extensions["arena_runtime"].settings.max_upload)
+        raise too_big("the upload", runtime().settings.max_upload)
 
 
 def log_in(user: User) -> None:

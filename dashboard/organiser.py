@@ -3,7 +3,7 @@ everybody else gets 403)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from arena.bots.package import PackageError
 from arena.game import RULESETS
@@ -14,13 +14,10 @@ from arena.tournaments.create import new_tournament
 from arena.views.entrants import entrant_choices
 from dashboard.auth import admin_required
 from dashboard.db import database, session
+from dashboard.submitting import runtime
 
 organiser = Blueprint("organiser", __name__, url_prefix="/tournaments")
 ACTION_ERRORS = (StoreError, PackageError, ValueError)
-
-
-def _runtime():
-    return current_app.extensions["arena_runtime"]
 
 
 def _number(field: str, default: int | None, low: int, high: int) -> int | None:
@@ -51,7 +48,7 @@ def create():
         )
         t = new_tournament(
             database(),
-            _runtime(),
+            runtime(),
             form.getlist("bots"),
             rules=rules,
             games_per_match=_number("games_per_match", 4, 1, 16),
@@ -70,7 +67,7 @@ def create():
 @organiser.post("/<int:tournament_id>/start")
 @admin_required
 def start(tournament_id: int):
-    return _act(tournament_id, lambda: start_run(database(), _runtime(), tournament_id), "started")
+    return _act(tournament_id, lambda: start_run(database(), runtime(), tournament_id), "started")
 
 
 @organiser.post("/<int:tournament_id>/stop")

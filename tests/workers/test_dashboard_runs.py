@@ -25,6 +25,9 @@ def test_start_and_stop_from_the_dashboard_drive_the_celery_workers(
     from workers.app import app
 
     monkeypatch.setattr(app.conf, "broker_url", redis.url)
+    # Connections pooled by an earlier test point at that test's Redis: start afresh.
+    monkeypatch.setattr(app, "_pool", None)
+    monkeypatch.setattr(app.amqp, "_producer_pool", None)
     broker = dataclasses.replace(runtime.settings, broker_configured=True)
     web = create_app(cluster_db, type(runtime)(broker, policy=runtime.policy), TESTING=True)
     client = web.test_client()
