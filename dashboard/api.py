@@ -11,7 +11,6 @@ from flask import Blueprint, jsonify, request, url_for
 from werkzeug.http import parse_options_header
 
 from arena.submissions import SubmissionError, submission_status, version_log
-from arena.submissions.upload import shown_name, too_big
 from arena.views.bots import bot_list, bot_page
 from arena.views.cache import CACHE
 from arena.views.decision import export_decision
@@ -26,12 +25,11 @@ from arena.views.tournaments import (
 from dashboard.db import session
 from dashboard.matches import finished_record, shown_record
 from dashboard.params import match_filter, scope
-from dashboard.submitting import database, runtime, submit
+from dashboard.submitting import cap_request, database, submit
 from dashboard.tokens import bearer_user
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 SPEC = json.loads((Path(__file__).parent / "openapi.json").read_text())
-FORM_SLACK = 64 * 1024  # multipart boundaries and headers around the uploaded file
 
 
 @api.get("/openapi.json")
@@ -131,12 +129,9 @@ def submit_bot_version(name: str):
 
 def _uploaded_zip(name: str):
     """The upload's stream and file name; too long a body is refused before it is read."""
-    cap = runtime().settings.max_upload
-    request.max_content_length = cap + FORM_SLACK
     _, options = parse_options_header(request.headers.get("Content-Disposition", ""))
     filename = options.get("filename") or f"{name}.zip"
-    if (request.content_length or 0) > cap + FORM_SLACK:
-        raise too_big(shown_name(filename), cap)
+    cap_request(filename)
     if request.mimetype == "multipart/form-data":
         file = request.files.get("file")
         if file is None:

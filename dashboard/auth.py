@@ -20,20 +20,18 @@ import secrets
 from collections.abc import Callable
 from datetime import timedelta
 
-from flask import Flask, abort, current_app, g, redirect, request, session, url_for
+from flask import Flask, abort, g, redirect, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 
 from arena.accounts.secret import secret_key
 from arena.accounts.sessions import SESSION_DAYS, close_session, open_session, session_user
 from arena.config import Settings
 from arena.store import User, user_for_token
-from arena.submissions.upload import too_big
 from dashboard.db import database
 from dashboard.db import session as db_session
-from dashboard.submitting import runtime
+from dashboard.submitting import cap_request
 from dashboard.tokens import bearer_token
 
-FORM_SLACK = 64 * 1024  # a form's other fields, boundaries and headers around the file
 API = "/api/"  # its writes authenticate by token only, never by the cookie
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 CSRF_FAILED = "the form's security token is missing or out of date: reload the page and try again"
@@ -49,9 +47,6 @@ class _Sessions(SecureCookieSessionInterface):
 def init_auth(app: Flask, settings: Settings) -> None:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = secret_key(settings.data_dir)
-    # Every request body, forms included: an upload and its fields at most.
-    if app.config.get("MAX_CONTENT_LENGTH") is None:
-        app.config["MAX_CONTENT_LENGTH"] = settings.max_upload + FORM_SLACK
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -85,19 +80,11 @@ def csrf_token() -> str:
 def _check_csrf() -> None:
     if request.method not in UNSAFE_METHODS or request.path.startswith(API):
         return
-    _refuse_oversized()  # before the form (and any file in it) is parsed
+    cap_request("the upload")  # before the form (and any file in it) is parsed
     sent = request.form.get("csrf_token") or request.headers.get("X-CSRF-Token") or ""
     expected = session.get("csrf", "")
     if not expected or not hmac.compare_digest(sent.encode(), expected.encode()):
         abort(400, CSRF_FAILED)
-
-
-def _refuse_oversized() -> None:
-    """Bodies past the upload cap are refused from their length, unread, with the reason
-    (werkzeug still cuts off one that lies about its length or sends none)."""
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
-    if limit is not None and (request.content_length or 0) > limit:
-        raise too_big("the upload", runtime().settings.max_upload)
 
 
 def log_in(user: User) -> None:

@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import BinaryIO
 
-from flask import current_app
+from flask import current_app, request
 
 from arena.config import Settings
 from arena.submissions import EmbeddedValidation, Validator, submit_version
+from arena.submissions.upload import shown_name, too_big
 from arena.tournaments.registry import Runtime
 from dashboard.db import database
+
+FORM_SLACK = 64 * 1024  # multipart boundaries, headers and form fields around the file
 
 
 def runtime() -> Runtime:
@@ -54,3 +57,13 @@ def submit(
         name=name,
         validate=validator(),
     )
+
+
+def cap_request(filename: str) -> None:
+    """Call before touching an upload request's body: a body whose length is over the upload
+    cap is refused (413) unread, and werkzeug stops reading any body past it (a form parser
+    would otherwise spool the whole of it to disk first)."""
+    cap = runtime().settings.max_upload
+    request.max_content_length = cap + FORM_SLACK
+    if (request.content_length or 0) > cap + FORM_SLACK:
+        raise too_big(shown_name(filename), cap)

@@ -3,6 +3,7 @@ token's sha256 is stored). Unknown and revoked tokens get the same 401."""
 
 from __future__ import annotations
 
+from flask import request
 from werkzeug.exceptions import Unauthorized
 
 from arena.store import User, user_for_token
@@ -13,8 +14,6 @@ SCHEME = "bearer"
 
 def bearer_token() -> str | None:
     """The token of this request's ``Authorization: Bearer`` header, if any."""
-    from flask import request
-
     kind, _, token = request.headers.get("Authorization", "").partition(" ")
     token = token.strip()
     return token if kind.lower() == SCHEME and token else None

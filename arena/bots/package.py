@@ -35,8 +35,17 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _END_RECORD = b"PK\x05\x06"
 _END_MAX = 22 + 0xFFFF  # end-of-central-directory record plus the longest comment
 _MAX_DIRECTORY = MAX_FILES * 1024  # central directory bytes: a name up to ~1000 bytes each
-# What a corrupt compressed stream raises besides BadZipFile.
-_UNPACK_ERRORS = (zipfile.BadZipFile, OSError, zlib.error, EOFError)
+# What a corrupt archive raises besides BadZipFile: a broken compressed stream (zlib.error,
+# EOFError), a name flagged UTF-8 that is not (UnicodeDecodeError), a "version needed to
+# extract" or feature zipfile lacks (NotImplementedError).
+_UNPACK_ERRORS = (
+    zipfile.BadZipFile,
+    OSError,
+    zlib.error,
+    EOFError,
+    UnicodeDecodeError,
+    NotImplementedError,
+)
 
 
 class PackageError(ValueError):
@@ -116,9 +125,8 @@ def _from_dir(root: Path, digest: str, shown: str | None = None) -> BotPackage:
         where, inside = str(root), str(manifest)
     else:  # an archive: name the user's file and the manifest's place inside it
         where = shown
-        inside = f"{shown}: {manifest.relative_to(root.parent).as_posix()}"
-        if root.parent.name != digest:  # the archive root, not a single top folder
-            inside = f"{shown}: {MANIFEST}"
+        top = "" if root.name == digest else f"{root.name}/"  # its single top folder
+        inside = f"{shown}: {top}{MANIFEST}"
     if manifest.is_symlink() or not manifest.is_file():
         raise PackageError(f"{where}: no {MANIFEST} (it must name the bot and its start command)")
     data = parse_manifest(manifest.read_text(errors="replace"), inside)

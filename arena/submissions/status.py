@@ -3,7 +3,7 @@ validation log (the owner and organisers only)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from arena.store import BotVersion, Database, validation_log
 from arena.submissions.errors import SubmissionError
@@ -18,9 +18,6 @@ class SubmissionStatus:
     reason: str
     has_log: bool
     owner_id: int | None
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def submission_status(db: Database, version_id: int) -> SubmissionStatus:

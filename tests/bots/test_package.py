@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import stat
+import struct
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena.bots.package import PackageError, load_package, parse_manifest
 
@@ -109,3 +114,76 @@ def test_versions_are_refused_unless_plain(version):
 @pytest.mark.parametrize("version", ["1", "1.0.2", "2.0.0-rc.1+build.5", "x" * 64])
 def test_plain_versions_are_accepted(version):
     assert parse_manifest(f'name = "a"\nversion = "{version}"\ncommand = ["x"]\n')
+
+
+def _small_zip() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("bot.toml", GOOD)
+        zf.writestr("bot.py", b"import random\n" * 50)
+        zf.writestr("lib/", b"")
+        zf.writestr("lib/x.py", b"x" * 5000)
+    return buffer.getvalue()
+
+
+SMALL_ZIP = _small_zip()
+
+
+def _patched(offset_in_record: int, fmt: str, value: int, name: bytes = b"bot.py") -> bytes:
+    """SMALL_ZIP with one field of ``name``'s central directory record changed."""
+    data = bytearray(SMALL_ZIP)
+    at = data.find(b"PK\x01\x02")
+    while data[at + 46 : at + 46 + struct.unpack_from("<H", data, at + 28)[0]] != name:
+        at = data.find(b"PK\x01\x02", at + 1)
+    struct.pack_into(fmt, data, at + offset_in_record, value)
+    return bytes(data)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (  # flagged UTF-8 (bit 11), with a name that is not UTF-8
+            _patched(8, "<H", 0x800).replace(b"bot.py", b"bot\xf8py"),
+            "cannot unpack",
+        ),
+        (_patched(6, "<H", 104), "cannot unpack"),  # "version needed to extract" 10.4
+    ],
+    ids=["invalid utf-8 name", "unsupported zip version"],
+)
+def test_archives_zipfile_cannot_read_are_refused_not_crashed(tmp_path, data, message):
+    (tmp_path / "b.zip").write_bytes(data)
+    with pytest.raises(PackageError, match=message) as err:
+        load_package(tmp_path / "b.zip", tmp_path / "cache", shown="b.zip")
+    assert str(err.value).startswith("b.zip: ") and "\n" not in str(err.value)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(SMALL_ZIP) - 1), st.integers(0, 255)), min_size=1, max_size=8
+    ),
+    st.booleans(),
+)
+def test_a_mangled_archive_is_refused_in_one_line_or_unpacked_never_a_crash(changes, in_directory):
+    """Random bytes changed anywhere (or only in the central directory, what readers trust)."""
+    data = bytearray(SMALL_ZIP)
+    start = data.find(b"PK\x01\x02") if in_directory else 0
+    for at, value in changes:
+        data[start + at % (len(data) - start)] = value
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "b.zip").write_bytes(data)
+        try:
+            load_package(Path(tmp) / "b.zip", Path(tmp) / "cache", shown="b.zip")
+        except PackageError as exc:
+            assert str(exc).startswith("b.zip") and "\n" not in str(exc)
+
+
+def test_manifest_problems_name_the_archive_and_the_place_inside_it(tmp_path):
+    bad = GOOD + "colour = 1\n"
+    flat = make_zip(tmp_path / "flat.zip", {"bot.toml": bad.encode()})
+    nested = make_zip(tmp_path / "nested.zip", {"mybot/bot.toml": bad.encode()})
+    for archive, inside in ((flat, "bot.toml"), (nested, "mybot/bot.toml")):
+        with pytest.raises(PackageError) as err:
+            load_package(archive, tmp_path / "cache", shown="upload.zip")
+        assert str(err.value).startswith(f"upload.zip: {inside}: unknown keys colour")
+        assert str(tmp_path) not in str(err.value)

@@ -28,6 +28,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from arena.cli import main
+from arena.store import Database, validation_log
 from tests.referee.conftest import HOSTILE_BOTS, POLICY, copy_bot_dir
 from tests.support import need_sandbox
 
@@ -91,11 +92,14 @@ def test_validation_match_of_bot_add_deals_from_an_unguessable_seed(home: Path) 
     result = arena("bot", "add", bot("seed_guess", home))
     assert result.exit_code == 0, result.output
     assert "hostile-seed-guess@1.0.0 (id 1) is valid" in result.output
-    logs = sorted((home / "data" / "logs" / "validation").glob("*/*.log"))
-    assert len(logs) == 4, logs  # four copies of the bot, one game of 2 deals
+    db = Database(f"sqlite:///{home / 'arena.db'}")
+    with db.session(read_only=True) as s:
+        stored = validation_log(s, 1)  # what the four copies wrote, each under a header
+    db.dispose()
+    logs = re.split(r"^== hostile-seed-guess#\d ==$", stored, flags=re.M)[1:]
+    assert len(logs) == 4, stored  # four copies of the bot, one game of 2 deals
     ids = []
-    for path in logs:
-        log = path.read_text(errors="replace")
+    for log in logs:
         assert re.search(r"^CANDIDATES \d+ seeds", log, re.M), log  # it really tried
         assert predictions(log) == {0: (0, 6)}, log  # seed 1 or any other: nothing
         ids += match_ids(log)

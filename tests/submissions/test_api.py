@@ -13,7 +13,8 @@ from arena.bots.sandbox import SandboxPolicy
 from arena.store import revoke_token
 from arena.submissions import EmbeddedValidation, submission_status
 from dashboard import create_app
-from dashboard.api import FORM_SLACK, SPEC
+from dashboard.api import SPEC
+from dashboard.submitting import FORM_SLACK
 from tests.dashboard.test_api import check, schema_of
 from tests.services.conftest import MANIFEST, sample_copy
 from tests.submissions.conftest import (

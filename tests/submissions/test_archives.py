@@ -15,6 +15,7 @@ import pytest
 
 from arena.bots.package import MAX_FILES, MAX_UNPACKED_BYTES
 from arena.submissions import SubmissionError, submit_version
+from arena.submissions.upload import shown_name
 from tests.services.conftest import MANIFEST, SAMPLE_BOTS
 from tests.submissions.conftest import (
     CountingReader,
@@ -186,3 +187,20 @@ def test_an_upload_of_exactly_the_cap_is_read(db, store_runtime, alice, recorder
         db, runtime, alice.id, io.BytesIO(data), filename="ok.zip", validate=recorder
     )
     assert recorder.started == [version_id]
+
+
+@pytest.mark.parametrize(
+    ("sent", "shown"),
+    [
+        ("mybot.zip", "mybot.zip"),
+        ("/home/me/bots/mybot.zip", "mybot.zip"),
+        ("C:\\Users\\me\\mybot.zip", "mybot.zip"),
+        ("../../etc/passwd", "passwd"),
+        ("\x1b]0;pwned\x07bot.zip", "]0;pwnedbot.zip"),
+        ("", "upload"),
+        (None, "upload"),
+        ("x" * 300 + ".zip", "x" * 99 + "…"),
+    ],
+)
+def test_messages_show_only_the_last_part_of_the_file_name_printable_and_short(sent, shown):
+    assert shown_name(sent) == shown

@@ -12,13 +12,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from arena.bots.sandbox import SandboxPolicy
 from arena.store import Bot, BotVersion, Database, add_bot_version
 from arena.submissions import (
     SubmissionError,
+    run_validation,
     submission_status,
     submit_version,
     version_log,
 )
+from arena.submissions.validation import _executor as validation_thread
+from arena.tournaments.registry import Runtime
 from tests.services.conftest import sample_copy
 from tests.submissions.conftest import (
     BAD_BOTS,
@@ -252,10 +256,16 @@ def test_the_limit_holds_for_simultaneous_uploads_from_separate_engines(
 
 
 def test_a_good_upload_is_judged_valid_in_the_background(db, runtime, alice, tmp_path):
-    version_id = submit_version(
-        db, runtime, alice.id, bot_zip(tmp_path, "goodbot"), filename="good.zip"
-    )
-    assert submission_status(db, version_id).status in ("pending", "valid")
+    """The upload returns at once, pending; the validation thread judges it afterwards."""
+    busy = threading.Event()
+    validation_thread().submit(busy.wait, 60)  # the thread is busy: the job must queue
+    try:
+        version_id = submit_version(
+            db, runtime, alice.id, bot_zip(tmp_path, "goodbot"), filename="good.zip"
+        )
+        assert submission_status(db, version_id).status == "pending"
+    finally:
+        busy.set()
     assert wait_verdict(db, version_id) == "valid"
     status = submission_status(db, version_id)
     assert (status.reason, status.has_log) == ("", True)
@@ -355,3 +365,23 @@ def test_two_users_racing_for_a_new_name_one_owns_it_the_other_is_refused(
     assert outcomes[loser] == [403] * 3, outcomes
     assert len(outcomes[winner]) == 3 and 403 not in outcomes[winner], outcomes
     assert len(recorder.started) == 3 == stored_counts(db)["bot_versions"]
+
+
+def test_a_validation_the_platform_cannot_run_stays_pending_with_the_reason(
+    db, store_runtime, alice, recorder, tmp_path
+):
+    """Not the bot's fault: never rejected for it; uploading the same bytes starts it again."""
+    data = bot_zip(tmp_path, "unlucky")
+    version_id = submit_version(
+        db, store_runtime, alice.id, data, filename="u.zip", validate=recorder
+    )
+    broken = SandboxPolicy(mode="bwrap", bwrap_path="/nonexistent/bwrap")
+    no_sandbox = Runtime(store_runtime.settings, store_runtime.limits, broken)
+    assert run_validation(db, no_sandbox, version_id) == "pending"
+    status = submission_status(db, version_id)
+    assert status.status == "pending"
+    assert (
+        status.reason.startswith("validation could not run (") and "/nonexistent" in status.reason
+    )
+    again = submit_version(db, store_runtime, alice.id, data, filename="u.zip", validate=recorder)
+    assert again == version_id and recorder.started == [version_id, version_id]

@@ -1,0 +1,60 @@
+"""Uploads on the cluster backend: a live dashboard with ``ARENA_BROKER_URL`` set sends the
+validation to a real ``arena worker`` (private Redis, Postgres, bwrap), which judges the bot;
+the dashboard itself never unpacks or runs it. A broker that is down falls back to the
+dashboard's own thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.store import Database, create_user, issue_token
+from tests.services.conftest import sample_copy
+from tests.submissions.conftest import BAD_BOTS
+from tests.submissions.live import live_dashboard, submit_cli
+from tests.workers.conftest import cluster_db, free_port, redis, workers  # noqa: F401
+from tests.workers.test_celery import wait_ready
+
+
+def token_for(db: Database, name: str) -> str:
+    with db.session() as s:
+        return issue_token(s, create_user(s, name, "a long password"))
+
+
+def unpacked(data_dir: Path) -> list[Path]:
+    folder = data_dir / "bots"
+    return sorted(folder.iterdir()) if folder.exists() else []
+
+
+def test_uploads_are_validated_by_a_celery_worker(cluster_db, redis, workers, tmp_path):  # noqa: F811
+    worker = workers.start()
+    wait_ready(workers, 1)
+    token = token_for(cluster_db, "carol")
+    home = tmp_path / "home"
+    home.mkdir()
+    good = sample_copy(tmp_path / "good", "celery-good")
+    with live_dashboard(cluster_db, tmp_path, ARENA_BROKER_URL=redis.url) as url:
+        valid = submit_cli(good, url, home, token=token)
+        rejected = submit_cli(BAD_BOTS / "crash_at_start", url, home, token=token)
+    assert valid.returncode == 0, (valid.stdout, valid.stderr, workers.logs())
+    assert valid.stdout.splitlines()[-1].endswith("is valid")
+    assert rejected.returncode == 1
+    assert "rejected: validation match: start_failed" in rejected.stderr
+    assert "crash-at-start: no model file here" in rejected.stderr
+    # The worker unpacked and ran both bots; the dashboard's machine never did.
+    assert len(unpacked(worker.data_dir)) == 2
+    assert unpacked(tmp_path / "server-data") == []
+    assert workers.logs().count("arena.validate_bot") >= 2
+
+
+def test_a_broker_that_is_down_falls_back_to_the_dashboards_thread(cluster_db, tmp_path):  # noqa: F811
+    token = token_for(cluster_db, "dave")
+    home = tmp_path / "home"
+    home.mkdir()
+    good = sample_copy(tmp_path / "good", "fallback-good")
+    down = f"redis://127.0.0.1:{free_port()}/0"
+    with live_dashboard(cluster_db, tmp_path, ARENA_BROKER_URL=down) as url:
+        result = submit_cli(good, url, home, token=token)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    assert result.stdout.splitlines()[-1].endswith("is valid")
+    assert len(unpacked(tmp_path / "server-data")) == 1
+    assert "validating version" in (tmp_path / "dashboard.log").read_text()
