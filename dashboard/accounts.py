@@ -56,13 +56,14 @@ def login():
     name, password = request.form.get("name", "").strip(), request.form.get("password", "")
     address = request.remote_addr or "unknown"
     limits = Limits.from_env()
-    with database().session() as s:
+    # Read-only while scrypt runs (~50 ms): SQLite's write lock is not held for it.
+    with database().session(read_only=True) as s:
         if login_blocked(s, name, address, limits):
             return _login_refused(TOO_MANY, 429, name)
         user = authenticate(s, name, password)
-        if user is None:
-            record_login_failure(s, name, address, limits)
     if user is None:
+        with database().session() as s:
+            record_login_failure(s, name, address, limits)
         return _login_refused("wrong user name or password", 401, name)
     log_in(user)
     return redirect(_next_page())
