@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 FILE = "secret_key"
@@ -24,10 +25,11 @@ def secret_key(data_dir: Path, environ: dict[str, str] | None = None) -> str:
 
 
 def _create(path: Path) -> None:
-    """Written aside then linked into place: two workers starting together agree on one key."""
+    """Written aside then linked into place: two workers (or threads) starting together agree
+    on one key, and nobody reads a half-written one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{FILE}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd, name = tempfile.mkstemp(prefix=f".{FILE}.", dir=path.parent)  # 0600, unique per call
+    tmp = Path(name)
     with os.fdopen(fd, "w") as f:
         f.write(secrets.token_urlsafe(48))
     try:

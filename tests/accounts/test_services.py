@@ -35,14 +35,18 @@ def test_a_session_works_until_it_is_closed_or_expires(db):
 
 def test_the_signing_key_is_made_once_private_and_shared(tmp_path):
     keys: list[str] = []
-    threads = [
-        threading.Thread(target=lambda: keys.append(secret_key(tmp_path / "d", {})))
-        for _ in range(8)
-    ]
+    together = threading.Barrier(8)
+
+    def start() -> None:
+        together.wait()
+        keys.append(secret_key(tmp_path / "d", {}))
+
+    threads = [threading.Thread(target=start) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert len(keys) == 8  # none raised
     assert len(set(keys)) == 1 and len(keys[0]) >= 32  # every worker signs with one key
     path = tmp_path / "d" / "secret_key"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
