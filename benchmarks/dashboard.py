@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -166,7 +167,11 @@ def free_port() -> int:
 @contextmanager
 def gunicorn(url: URL, workers: int) -> Iterator[str]:
     port = free_port()
-    env = dict(os.environ, ARENA_DATABASE_URL=url.render_as_string(hide_password=False))
+    env = dict(
+        os.environ,
+        ARENA_DATABASE_URL=url.render_as_string(hide_password=False),
+        ARENA_SECRET_KEY=secrets.token_urlsafe(32),  # else a key file in the working directory
+    )
     cmd = [
         sys.executable,
         "-m",

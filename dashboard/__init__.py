@@ -1,33 +1,47 @@
 """The dashboard: a Flask app factory with one blueprint per area.
 
-Pages and the JSON API call read models in :mod:`arena.views`; nothing here touches SQL.
+Pages and the JSON API call read models in :mod:`arena.views` and services in
+:mod:`arena.accounts`, :mod:`arena.tournaments`; nothing here touches SQL.
 """
 
 from __future__ import annotations
 
 from flask import Flask
 
+from arena.config import Settings
 from arena.store import Database
+from arena.tournaments.registry import Runtime
 from dashboard import db
+from dashboard.accounts import accounts
 from dashboard.api import api
+from dashboard.auth import init_auth
 from dashboard.bots import bots
 from dashboard.charts import line_chart
 from dashboard.errors import register_errors
 from dashboard.format import register_filters
 from dashboard.leaderboard import leaderboard
+from dashboard.logs import logs
 from dashboard.matches import matches
+from dashboard.organiser import organiser
 from dashboard.tournaments import tournaments
+from dashboard.uploads import uploads
+
+BLUEPRINTS = (leaderboard, tournaments, organiser, bots, uploads, logs, matches, accounts, api)
 
 
-def create_app(database: Database | None = None, **config) -> Flask:
-    """The app on ``database`` (default: the configured one, as the CLI uses)."""
+def create_app(database: Database | None = None, runtime: Runtime | None = None, **config) -> Flask:
+    """The app on ``database`` (default: the configured one, as the CLI uses); ``runtime``
+    says where uploaded bots and logs go on this machine (default: from the environment)."""
     app = Flask(__name__)
     app.config.update(**config)
     app.json.sort_keys = False  # keep the documented field order
+    runtime = runtime or Runtime(Settings.from_env())
+    app.extensions["arena_runtime"] = runtime
     db.init_app(app, database)
+    init_auth(app, runtime.settings)
     register_filters(app)
     app.add_template_global(line_chart)
     register_errors(app)
-    for blueprint in (leaderboard, tournaments, bots, matches, api):
+    for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     return app

@@ -1,4 +1,5 @@
-"""One read-only session per request, closed when the request ends."""
+"""One read-only session per request, closed when the request ends; the few views that
+write (accounts, uploads, organiser actions) open their own short write session."""
 
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ def init_app(app: Flask, database: Database | None) -> None:
     app.teardown_appcontext(_close)
 
 
+def database() -> Database:
+    """The app's database, for a view's own ``database().session()`` that writes."""
+    return current_app.extensions["arena_db"]
+
+
 def session() -> Session:
-    """The request's session (read-only: uploads write through `arena.submissions`)."""
+    """The request's read-only session."""
     if "arena_session" not in g:
         g.arena_exit = ExitStack()
         database: Database = current_app.extensions["arena_db"]

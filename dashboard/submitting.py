@@ -9,16 +9,12 @@ from typing import BinaryIO
 from flask import current_app, request
 
 from arena.config import Settings
-from arena.store import Database
 from arena.submissions import EmbeddedValidation, Validator, submit_version
 from arena.submissions.upload import shown_name, too_big
 from arena.tournaments.registry import Runtime
+from dashboard.db import database
 
 FORM_SLACK = 64 * 1024  # multipart boundaries, headers and form fields around the file
-
-
-def database() -> Database:
-    return current_app.extensions["arena_db"]
 
 
 def runtime() -> Runtime:

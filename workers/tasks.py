@@ -11,6 +11,7 @@ from celery.signals import worker_init
 from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
 from arena.config import Settings
 from arena.store import Database, get_match
+from arena.tournaments.background import job_withdrawn
 from arena.tournaments.dispatch import finish_if_over, matches_to_send
 from arena.tournaments.executor import worker_name
 from arena.tournaments.registry import Runtime, validate_stored
@@ -42,6 +43,8 @@ def run_match_task(self: Task, match_id: int) -> str:
     while another worker holds the lease, it waits for the lease and looks again; the last
     match closes its tournament (or schedules and sends its next adaptive round)."""
     db, runtime = context()
+    if job_withdrawn(db, match_id):
+        return "stopped"  # an organiser stopped the tournament after this job was sent
     status = run_match(db, runtime, match_id, worker_name())
     if status == "retry":
         raise self.retry(countdown=RETRY_S)

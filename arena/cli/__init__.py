@@ -12,6 +12,7 @@ from arena.cli.play import play
 from arena.cli.replay import replay
 from arena.cli.setup import setup
 from arena.cli.tournaments import standings_command, tournament
+from arena.cli.users import user
 from arena.cli.worker import worker
 
 
@@ -28,7 +29,19 @@ def _full_short_help(command: click.Command) -> None:
         _full_short_help(sub)
 
 
-COMMANDS = (demo, setup, play, replay, bot, tournament, standings_command, db, dashboard, worker)
+COMMANDS = (
+    demo,
+    setup,
+    play,
+    replay,
+    bot,
+    tournament,
+    standings_command,
+    user,
+    db,
+    dashboard,
+    worker,
+)
 for command in COMMANDS:
     main.add_command(command)
 _full_short_help(main)

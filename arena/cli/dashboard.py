@@ -13,7 +13,7 @@ from arena.config import Settings
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--workers", type=click.IntRange(1), default=2, show_default=True)
 def dashboard(host: str, port: int, workers: int) -> None:
-    """Serve rankings, tournaments, bots, replays and bot uploads (gunicorn) until Ctrl-C."""
+    """Serve rankings, tournaments, bots, replays, accounts and uploads (gunicorn) until Ctrl-C."""
     with user_errors():
         open_database(Settings.from_env()).dispose()  # migrates the SQLite default, or explains
     from dashboard.serve import serve  # the web stack loads only for this command

@@ -332,3 +332,44 @@ class RatingSnapshot(Base):
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = _created()
     payload: Mapped[dict[str, Any]]
+
+
+class UserSession(Base):
+    """A logged-in browser: the cookie carries a random token, only its sha256 is kept, so
+    logging out (deleting the row) kills every copy of the cookie."""
+
+    __tablename__ = "user_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = _created()
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RateEvent(Base):
+    """One event a rate limit counts: a failed log-in, keyed by account (``user:NAME``) and
+    by address (``addr:IP``), or a sign-up (``signup:IP``). Counted here, the limits hold
+    across every web worker and machine."""
+
+    __tablename__ = "rate_events"
+    __table_args__ = (Index(None, "key", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(160))
+    created_at: Mapped[datetime] = _created()
+
+
+class TournamentRun(Base):
+    """A run started from the dashboard: which backend plays it and, for the embedded one,
+    the process (host, pid) to signal when an organiser stops it."""
+
+    __tablename__ = "tournament_runs"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    backend: Mapped[str] = mapped_column(String(16))
+    host: Mapped[str] = mapped_column(String(128), default="")
+    pid: Mapped[int | None]
+    started_at: Mapped[datetime] = _created()
+    stopped_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -1,5 +1,5 @@
 """What a contestant may read about a submitted version: its verdict (anybody), its
-validation log (the owner only)."""
+validation log (the owner and organisers only)."""
 
 from __future__ import annotations
 
@@ -34,12 +34,13 @@ def submission_status(db: Database, version_id: int) -> SubmissionStatus:
         )
 
 
-def version_log(db: Database, version_id: int, user_id: int) -> str:
-    """The validation log of a version ``user_id`` owns ("" when it has none yet)."""
+def version_log(db: Database, version_id: int, user_id: int, admin: bool = False) -> str:
+    """The validation log of a version ``user_id`` owns, or any for an organiser ("" when it
+    has none yet). Anyone else is told it does not exist (404, not 403: nothing leaks)."""
     with db.session(read_only=True) as s:
         row = _version(s, version_id)
-        if row.bot.owner_id is None or row.bot.owner_id != user_id:
-            raise SubmissionError("only the bot's owner may read its logs", 403)
+        if not admin and (row.bot.owner_id is None or row.bot.owner_id != user_id):
+            raise SubmissionError(f"no bot version with id {version_id}", 404)
         return validation_log(s, row.id) or ""
 
 

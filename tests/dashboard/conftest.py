@@ -141,4 +141,4 @@ def site(db: Database, tmp_path) -> Site:
 
 @pytest.fixture
 def client(db: Database, site: Site):
-    return create_app(db, TESTING=True).test_client()
+    return create_app(db, site.runtime, TESTING=True).test_client()

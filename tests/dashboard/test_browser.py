@@ -83,7 +83,7 @@ def served(tmp_path_factory) -> Iterator[tuple[str, Database, Runtime]]:
     db = Database(url)
     runtime = Runtime(Settings(url, tmp / "data", ""))
     CACHE.clear()
-    server = make_server("127.0.0.1", 0, create_app(Database(url)), threaded=True)
+    server = make_server("127.0.0.1", 0, create_app(Database(url), runtime), threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}", db, runtime

@@ -283,7 +283,8 @@ def test_a_broken_upload_is_rejected_with_the_reason_and_its_log(db, runtime, al
     assert log.count("crash-at-start: no model file here") == 4  # all four copies wrote it
     with pytest.raises(SubmissionError) as err:
         version_log(db, version_id, bob.id)
-    assert err.value.status == 403
+    assert err.value.status == 404  # as for a version that does not exist
+    assert version_log(db, version_id, bob.id, admin=True) == log  # organisers read it
 
 
 def test_a_single_source_file_with_form_fields_becomes_a_bot(db, runtime, alice):

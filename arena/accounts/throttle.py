@@ -1,0 +1,98 @@
+"""Rate limits of the accounts pages, counted in the database (``rate_events``) so that
+every web worker and machine sees the same counts.
+
+- Log-ins: only failures count, per account and per address. While either has had its
+  limit of failures within the window, further attempts are refused before the password is
+  even checked (no scrypt work for a guesser, no answer either).
+- Sign-ups: per address and hour, so that one machine cannot make accounts by the dozen to
+  get around the per-user upload limit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session
+
+from arena.store.models import RateEvent, utcnow
+
+SIGNUP_WINDOW_S = 3600
+
+
+@dataclass(frozen=True)
+class Limits:
+    login_per_account: int = 5
+    login_per_address: int = 20
+    login_window_s: int = 15 * 60
+    signups_per_address: int = 10  # per hour
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
+        """``ARENA_LOGIN_LIMIT=ACCOUNT,ADDRESS,WINDOW_S`` (default ``5,20,900``) and
+        ``ARENA_SIGNUP_LIMIT=PER_HOUR`` per address (default 10)."""
+        env = os.environ if environ is None else environ
+        login = _numbers(env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", 3)
+        signup = _numbers(env, "ARENA_SIGNUP_LIMIT", "SIGNUPS_PER_HOUR", 1)
+        return cls(*(login or (5, 20, 15 * 60)), *(signup or (10,)))
+
+
+def _numbers(env, name: str, form: str, count: int) -> tuple[int, ...] | None:
+    text = env.get(name)
+    if not text:
+        return None
+    try:
+        numbers = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        numbers = ()
+    if len(numbers) != count or min(numbers) < 1:
+        raise ValueError(f"{name}={text!r}: expected {form}, whole numbers of at least 1")
+    return numbers
+
+
+def _login_keys(name: str, address: str) -> tuple[str, str]:
+    return f"user:{name.strip()[:64]}", f"addr:{address[:128]}"
+
+
+def _counts(s: Session, keys: Sequence[str], window_s: int) -> dict[str, int]:
+    since = utcnow() - timedelta(seconds=window_s)
+    query = (
+        select(RateEvent.key, func.count())
+        .where(RateEvent.key.in_(keys), RateEvent.created_at > since)
+        .group_by(RateEvent.key)
+    )
+    return dict(s.execute(query).all())
+
+
+def _record(s: Session, keys: Sequence[str], window_s: int) -> None:
+    """Count an event against ``keys``, dropping their events older than the window."""
+    old = utcnow() - timedelta(seconds=window_s)
+    s.execute(delete(RateEvent).where(RateEvent.key.in_(keys), RateEvent.created_at < old))
+    s.add_all(RateEvent(key=key) for key in keys)
+    s.flush()
+
+
+def login_blocked(s: Session, name: str, address: str, limits: Limits) -> bool:
+    """Whether this account or this address has used up its failures for now."""
+    account, addr = _login_keys(name, address)
+    counts = _counts(s, (account, addr), limits.login_window_s)
+    return (
+        counts.get(account, 0) >= limits.login_per_account
+        or counts.get(addr, 0) >= limits.login_per_address
+    )
+
+
+def record_login_failure(s: Session, name: str, address: str, limits: Limits) -> None:
+    _record(s, _login_keys(name, address), limits.login_window_s)
+
+
+def signup_blocked(s: Session, address: str, limits: Limits) -> bool:
+    key = f"signup:{address[:128]}"
+    return _counts(s, (key,), SIGNUP_WINDOW_S).get(key, 0) >= limits.signups_per_address
+
+
+def record_signup(s: Session, address: str) -> None:
+    _record(s, (f"signup:{address[:128]}",), SIGNUP_WINDOW_S)

@@ -1,0 +1,30 @@
+"""What an organiser can enter into a tournament: each bot's newest valid version, and the
+house bots."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.store import Bot, BotVersion
+
+HOUSE_CHOICES = ("house:heuristic", "house:random")
+
+
+def entrant_choices(s: Session) -> list[str]:
+    """``name@version`` of each contestant bot's newest valid version, by name; then the
+    house bots."""
+    newest = (
+        select(func.max(BotVersion.id))
+        .where(BotVersion.status == "valid")
+        .group_by(BotVersion.bot_id)
+        .scalar_subquery()
+    )
+    rows = s.execute(
+        select(Bot.name, BotVersion.version, BotVersion.manifest)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(BotVersion.id.in_(newest))
+        .order_by(Bot.name)
+    )
+    refs = [f"{name}@{version}" for name, version, manifest in rows if "house" not in manifest]
+    return refs + list(HOUSE_CHOICES)

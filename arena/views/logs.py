@@ -1,0 +1,63 @@
+"""A bot's captured logs (per match, and of its validation matches): the read model behind
+the owner-only pages. Whether the reader may see them is the caller's check; every lookup
+here is scoped to one bot, so a log of another bot is simply not found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from arena.store import Bot, BotLog, BotVersion, StoreError
+
+LISTED = 200
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    version: str
+    match_id: int | None  # None: the version's validation match
+    size: int
+
+
+@dataclass(frozen=True)
+class BotLogs:
+    bot_id: int
+    name: str
+    owner_id: int | None
+    entries: list[LogEntry]
+
+
+def bot_owner(s: Session, bot_id: int) -> Bot:
+    bot = s.get(Bot, bot_id)
+    if bot is None:
+        raise StoreError(f"no bot with id {bot_id}")
+    return bot
+
+
+def log_index(s: Session, bot_id: int) -> BotLogs:
+    """The bot's logs, validation logs first, then matches newest first (at most LISTED)."""
+    bot = bot_owner(s, bot_id)
+    query = (
+        select(BotVersion.version, BotLog.match_id, BotLog.text)
+        .join(BotVersion, BotVersion.id == BotLog.bot_version_id)
+        .where(BotVersion.bot_id == bot_id)
+        .order_by(BotLog.match_id.is_not(None), BotLog.match_id.desc(), BotVersion.id.desc())
+        .limit(LISTED)
+    )
+    entries = [LogEntry(v, m, len(text)) for v, m, text in s.execute(query)]
+    return BotLogs(bot.id, bot.name, bot.owner_id, entries)
+
+
+def log_text(s: Session, bot_id: int, version: str, match_id: int | None) -> str:
+    """One log of one of the bot's versions (``match_id`` None: its validation match)."""
+    where = BotLog.match_id.is_(None) if match_id is None else BotLog.match_id == match_id
+    text = s.scalar(
+        select(BotLog.text)
+        .join(BotVersion, BotVersion.id == BotLog.bot_version_id)
+        .where(BotVersion.bot_id == bot_id, BotVersion.version == version, where)
+    )
+    if text is None:
+        raise StoreError("no such log")
+    return text

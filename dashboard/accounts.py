@@ -1,0 +1,123 @@
+"""Sign up, log in, log out, and the account page (API tokens, one's bots)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
+from sqlalchemy import select
+
+from arena.accounts.throttle import (
+    Limits,
+    login_blocked,
+    record_login_failure,
+    record_signup,
+    signup_blocked,
+)
+from arena.accounts.tokens import list_tokens, revoke_token_id
+from arena.store import Bot, StoreError, authenticate, create_user, issue_token
+from dashboard.auth import current_user, log_in, log_out, login_required
+from dashboard.db import database
+
+accounts = Blueprint("accounts", __name__)
+TOO_MANY = "too many failed log-ins for this account or from this address: try again later"
+TOO_MANY_SIGNUPS = "too many new accounts from this address in the last hour: try again later"
+
+
+def _next_page() -> str:
+    """Where to go after logging in: a path on this site only (never ``//elsewhere``)."""
+    target = request.values.get("next", "")
+    ok = target.startswith("/") and not target.startswith("//") and "\\" not in target
+    return target if ok else url_for("accounts.account")
+
+
+@accounts.route("/signup", methods=["GET", "POST"])
+def signup():
+    if request.method == "GET":
+        return render_template("signup.html")
+    name, password = request.form.get("name", ""), request.form.get("password", "")
+    if password != request.form.get("password2", ""):
+        return render_template("signup.html", error="the two passwords differ", name=name), 400
+    address = request.remote_addr or "unknown"
+    try:
+        with database().session() as s:
+            if signup_blocked(s, address, Limits.from_env()):
+                return render_template("signup.html", error=TOO_MANY_SIGNUPS, name=name), 429
+            user = create_user(s, name, password)
+            record_signup(s, address)
+    except StoreError as exc:
+        return render_template("signup.html", error=str(exc), name=name), 400
+    log_in(user)
+    return redirect(url_for("accounts.account"))
+
+
+@accounts.route("/login", methods=["GET", "POST"])
+def login():
+    if request.method == "GET":
+        return render_template("login.html", next=request.args.get("next", ""))
+    name, password = request.form.get("name", "").strip(), request.form.get("password", "")
+    address = request.remote_addr or "unknown"
+    limits = Limits.from_env()
+    # Read-only while scrypt runs (~50 ms): SQLite's write lock is not held for it.
+    with database().session(read_only=True) as s:
+        if login_blocked(s, name, address, limits):
+            return _login_refused(TOO_MANY, 429, name)
+        user = authenticate(s, name, password)
+    if user is None:
+        with database().session() as s:
+            record_login_failure(s, name, address, limits)
+        return _login_refused("wrong user name or password", 401, name)
+    log_in(user)
+    return redirect(_next_page())
+
+
+def _login_refused(error: str, status: int, name: str):
+    page = render_template("login.html", error=error, name=name, next=request.form.get("next"))
+    return page, status
+
+
+@accounts.post("/logout")
+def logout():
+    log_out()
+    return redirect(url_for("leaderboard.index"))
+
+
+@accounts.get("/api/v1/me")
+@login_required
+def me():
+    """Who a token (or cookie) belongs to: what ``arena bot submit`` checks first."""
+    user = current_user()
+    return jsonify({"name": user.name, "admin": user.admin})
+
+
+@accounts.get("/account")
+@login_required
+def account():
+    return _account_page()
+
+
+def _account_page(new_token: str | None = None, status: int = 200):
+    user = current_user()
+    with database().session(read_only=True) as s:  # fresh: sees a token made by this request
+        bots = list(s.scalars(select(Bot).where(Bot.owner_id == user.id).order_by(Bot.name)))
+        tokens = list_tokens(s, user.id)
+    page = render_template("account.html", tokens=tokens, bots=bots, new_token=new_token)
+    return page, status
+
+
+@accounts.post("/account/tokens")
+@login_required
+def create_token():
+    label = request.form.get("label", "").strip()
+    with database().session() as s:
+        token = issue_token(s, current_user(), label)
+    # Shown once, on this response only; never stored in clear, never in a redirect URL.
+    page, status = _account_page(new_token=token, status=201)
+    return page, status, {"Cache-Control": "no-store"}
+
+
+@accounts.post("/account/tokens/<int:token_id>/revoke")
+@login_required
+def revoke_token(token_id: int):
+    with database().session() as s:
+        if not revoke_token_id(s, current_user().id, token_id):
+            abort(404, "no such token of yours")
+    return redirect(url_for("accounts.account"))

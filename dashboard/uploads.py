@@ -1,0 +1,48 @@
+"""Submitting a bot from the browser: a zip, or one source file and the manifest's fields.
+The submission core checks and stores it; the bot page then shows the verdict arrive."""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, request, url_for
+
+from arena.store import BotVersion
+from arena.submissions import SubmissionError
+from arena.submissions.upload import FIELDS
+from dashboard.auth import current_user, login_required
+from dashboard.db import database
+from dashboard.submitting import submit
+
+uploads = Blueprint("uploads", __name__, url_prefix="/bots")
+
+
+@uploads.get("/new")
+@login_required
+def new():
+    return render_template("upload.html", values={"name": request.args.get("bot", "")})
+
+
+@uploads.post("/new")
+@login_required
+def create():
+    values = {key: request.form.get(key, "") for key in FIELDS}
+    try:
+        stream, options = _upload(values)
+        version_id = submit(current_user().id, stream, **options)
+    except SubmissionError as exc:
+        return render_template("upload.html", values=values, error=str(exc)), exc.status
+    with database().session(read_only=True) as s:
+        bot_id = s.get(BotVersion, version_id).bot_id
+    return redirect(url_for("bots.show", bot_id=bot_id, new=version_id), 303)
+
+
+def _upload(values: dict[str, str]):
+    """(stream, filename=..., fields=...) for ``submit``: the zip if one was chosen, else
+    the source file with the form's fields. (Too long a body never got here: see
+    ``dashboard.auth``; the core caps the file itself.)"""
+    archive, source = request.files.get("archive"), request.files.get("source")
+    if archive is not None and archive.filename:
+        return archive.stream, {"filename": archive.filename}
+    if source is not None and source.filename:
+        fields = {key: value for key, value in values.items() if value.strip()}
+        return source.stream, {"filename": source.filename, "fields": fields}
+    raise SubmissionError("choose a zip of your bot, or one source file and fill in the fields")

@@ -1,0 +1,101 @@
+"""An organiser creates a tournament from the web, starts it (the embedded backend: a run
+process of its own that outlives the request) and stops it, on SQLite and Postgres."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from sqlalchemy import select
+
+from arena.bots.sandbox import SandboxPolicy
+from arena.store import Match, Tournament, progress
+from arena.store.models import TournamentRun
+from arena.tournaments.background import is_active
+from tests.dashboard.users import log_in, make_user, post_form
+from tests.support import need_sandbox
+
+ENTRANTS = ["alpha@1", "beta@1", "gamma@1", "house:heuristic"]
+
+
+@pytest.fixture
+def organiser(client, db):
+    need_sandbox(SandboxPolicy.from_env())  # `arena tournament run` refuses without it
+    make_user(db, "root", admin=True)
+    log_in(client, "root")
+    return client
+
+
+def _create(client, **fields) -> int:
+    data = {"bots": ENTRANTS, "name": "web cup", "games_per_match": "1", "deals": "1", **fields}
+    answer = post_form(client, "/tournaments/new", data, page="/tournaments/new")
+    assert answer.status_code == 302, answer.get_data(as_text=True)
+    return int(answer.headers["Location"].rstrip("/").rpartition("/")[2])
+
+
+def _wait(db, tournament_id: int, until, timeout_s: float = 90):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with db.session(read_only=True) as s:
+            state = progress(s, tournament_id)
+            run = s.get(TournamentRun, tournament_id)
+            status = s.get(Tournament, tournament_id).status
+        if until(state, status, run):
+            return state, status, run
+        time.sleep(0.2)
+    pytest.fail(f"tournament {tournament_id}: still {state}, {status}")
+
+
+def _gone(pid: int, timeout_s: float = 30) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_organiser_creates_and_starts_a_tournament_that_runs_to_the_end(organiser, db):
+    refused = post_form(
+        organiser, "/tournaments/new", {"bots": ["nosuchbot"]}, page="/tournaments/new"
+    )
+    assert refused.status_code == 400 and "no bot named" in refused.get_data(as_text=True)
+    tid = _create(organiser, deals="2", games_per_match="2")
+    with db.session(read_only=True) as s:
+        t = s.get(Tournament, tid)
+        assert (t.name, t.deals_per_game, t.games_per_match, t.status) == ("web cup", 2, 2, "draft")
+    answer = post_form(organiser, f"/tournaments/{tid}/start", page=f"/tournaments/{tid}")
+    assert answer.status_code == 303
+    assert "started (embedded backend)" in organiser.get(f"/tournaments/{tid}").get_data(
+        as_text=True
+    )
+    again = post_form(organiser, f"/tournaments/{tid}/start", page=f"/tournaments/{tid}")
+    assert "running already" in organiser.get(again.headers["Location"]).get_data(as_text=True)
+    state, _, run = _wait(db, tid, lambda st, status, run: status == "done")
+    assert state["done"] == sum(state.values()) > 0
+    assert _gone(run.pid) and not is_active(run)
+
+
+def test_organiser_stops_a_run_and_starts_it_again(organiser, db):
+    tid = _create(organiser, deals="20", games_per_match="16", tables="2")
+    post_form(organiser, f"/tournaments/{tid}/start", page=f"/tournaments/{tid}")
+    _, _, run = _wait(db, tid, lambda st, status, run: st["running"] > 0)
+    answer = post_form(organiser, f"/tournaments/{tid}/stop", page=f"/tournaments/{tid}")
+    assert answer.status_code == 303
+    assert _gone(run.pid), "the run process did not end on stop"
+    with db.session(read_only=True) as s:
+        statuses = set(s.scalars(select(Match.status).where(Match.tournament_id == tid)))
+        assert "running" not in statuses and "pending" in statuses  # given back, not lost
+        assert s.get(Tournament, tid).status == "draft"
+        assert s.get(TournamentRun, tid).stopped_at is not None
+    page = organiser.get(f"/tournaments/{tid}").get_data(as_text=True)
+    assert "stopped (embedded backend)" in page
+    post_form(organiser, f"/tournaments/{tid}/stop", page=f"/tournaments/{tid}")
+    assert "not running" in organiser.get(f"/tournaments/{tid}").get_data(as_text=True)
+
+    post_form(organiser, f"/tournaments/{tid}/start", page=f"/tournaments/{tid}")
+    state, _, run = _wait(db, tid, lambda st, status, run: status == "done", timeout_s=180)
+    assert state["done"] == 2 and _gone(run.pid)
