@@ -10,6 +10,7 @@ from pathlib import Path
 from flask import Blueprint, jsonify, request, url_for
 from werkzeug.http import parse_options_header
 
+from arena.bots.player import public_reason
 from arena.submissions import SubmissionError, submission_status, version_log
 from arena.views.bots import bot_list, bot_page
 from arena.views.cache import CACHE
@@ -151,7 +152,7 @@ def version_status(version_id: int):
         "bot": status.bot,
         "version": status.version,
         "status": status.status,
-        "reason": status.reason,
+        "reason": public_reason(status.reason),
         "has_log": status.has_log,
     }
     return jsonify(body)

@@ -13,6 +13,16 @@ from arena.game import Card, Observation, Ruleset, Trick
 
 Kind = Literal["call", "play"]
 
+# A fault's reason ends with the bot's last log line, which its author needs; the log is the
+# owner's only, so pages everybody reads show the reason without it (``public_reason``).
+LOG_LINE = "; last log line: "
+
+
+def public_reason(reason: str) -> str:
+    """``reason`` without the bot's own words."""
+    head, found, _ = reason.partition(LOG_LINE)
+    return f"{head}; its last log line is in the owner's logs" if found else reason
+
 
 @dataclass(frozen=True)
 class MatchInfo:

@@ -16,7 +16,7 @@ from arena.bots.bhoos.player import BhoosPlayer
 from arena.bots.grpc_player import GrpcPlayer
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import BotPackage
-from arena.bots.player import BotDied, Event, MatchInfo, Move, Request
+from arena.bots.player import LOG_LINE, BotDied, Event, MatchInfo, Move, Request
 from arena.bots.sandbox import (
     SandboxedProcess,
     SandboxError,
@@ -159,10 +159,9 @@ class ProcessPlayer:
                 parts.append(f"exit status {self._proc.returncode}")
                 # its last words may still be in the pipe: the line authors need most
                 self._proc.settle_log(_EXIT_WAIT_S)
+        reason = "; ".join(parts)
         tail = _last_line(self.log_path)
-        if tail:
-            parts.append(f"last log line: {tail}")
-        return "; ".join(parts)
+        return f"{reason}{LOG_LINE}{tail}" if tail else reason
 
 
 def _last_line(path: Path | None) -> str:

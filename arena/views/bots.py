@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
+from arena.bots.player import public_reason
 from arena.store import Bot, BotVersion, GameScore, Match, MatchFault, RatingSnapshot, StoreError
 from arena.views.matches import MatchRow, match_rows
 
@@ -72,7 +73,7 @@ def bot_page(s: Session, bot_id: int) -> BotPage:
             "id": v.id,
             "version": v.version,
             "status": v.status,
-            "reason": v.reason,
+            "reason": public_reason(v.reason),
             "created_at": v.created_at.isoformat(timespec="seconds"),
         }
         for v in bot.versions

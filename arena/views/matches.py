@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
+from arena.bots.player import public_reason
 from arena.store import (
     BotVersion,
     GameScore,
@@ -196,7 +197,7 @@ def match_detail(s: Session, match_id: int) -> MatchDetail:
             "bot": refs.get(f.bot_version_id, "?"),
             "entrant": match.seats.index(f.bot_version_id),
             "kind": f.kind,
-            "reason": f.reason,
+            "reason": public_reason(f.reason),
             "game": f.game,
             "deal": f.deal,
             "decision": f.decision,

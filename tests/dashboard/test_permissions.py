@@ -1,13 +1,15 @@
 """What one contestant must not do to another, tried for real on SQLite and Postgres: read
 another's bot logs (404, exactly as for a log that does not exist), find them on any other
-page or API route, or act as an organiser (403)."""
+page or API route (the last log line quoted in a fault or verdict reason included), or act
+as an organiser (403)."""
 
 from __future__ import annotations
 
 import pytest
 from sqlalchemy import insert, select, update
 
-from arena.store import Bot, BotLog, BotVersion, Match, Tournament, User, issue_token
+from arena.bots.player import LOG_LINE
+from arena.store import Bot, BotLog, BotVersion, Match, MatchFault, Tournament, User, issue_token
 from arena.store.models import TournamentRun
 from tests.dashboard.users import csrf_of, log_in, make_user, post_form
 
@@ -28,6 +30,18 @@ def owned(db, site):
         s.execute(insert(BotLog).values(match_id=site.done[0], bot_version_id=version, text=SECRET))
         s.execute(
             insert(BotLog).values(match_id=None, bot_version_id=version, text=VALIDATION_SECRET)
+        )
+        # the platform quotes a dying bot's last log line in the fault and verdict reasons
+        died = f"exited during start-up; exit status 3{LOG_LINE}"
+        s.execute(
+            update(BotVersion)
+            .where(BotVersion.id == version)
+            .values(reason=died + VALIDATION_SECRET)
+        )
+        s.execute(
+            insert(MatchFault).values(
+                match_id=site.done[0], bot_version_id=version, kind="crash", reason=died + SECRET
+            )
         )
     return bot_id
 
