@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
-from arena.bots.player import public_reason
+from arena.bots.player import LOG_LINE, public_reason
 from arena.store import (
     BotVersion,
     GameScore,
@@ -219,7 +219,18 @@ def public_record_json(s: Session, match_id: int, live: bool = False) -> str | N
     until its first deal ends; a pending or failed match has none."""
     match = get_match(s, match_id)
     if match.status == "done":
-        return load_replay_json(s, match_id)
+        return _without_log_lines(load_replay_json(s, match_id))
     if live and match.status == "running":
-        return load_live_record_json(s, match_id)
+        return _without_log_lines(load_live_record_json(s, match_id))
     return None
+
+
+def _without_log_lines(text: str | None) -> str | None:
+    """The record with its faults' reasons made public (``public_reason``); parsed only
+    when a reason quotes a log line."""
+    if text is None or LOG_LINE not in text:
+        return text
+    record = json.loads(text)
+    for fault in record.get("faults", []):
+        fault["reason"] = public_reason(fault.get("reason", ""))
+    return json.dumps(record)

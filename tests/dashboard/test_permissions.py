@@ -9,8 +9,19 @@ import pytest
 from sqlalchemy import insert, select, update
 
 from arena.bots.player import LOG_LINE
-from arena.store import Bot, BotLog, BotVersion, Match, MatchFault, Tournament, User, issue_token
-from arena.store.models import TournamentRun
+from arena.store import (
+    Bot,
+    BotLog,
+    BotVersion,
+    Match,
+    MatchFault,
+    Tournament,
+    User,
+    issue_token,
+    load_replay,
+)
+from arena.store.models import Replay, TournamentRun
+from arena.store.results import compress_replay
 from tests.dashboard.users import csrf_of, log_in, make_user, post_form
 
 SECRET = "alpha-private-log-line-9f3e"
@@ -43,6 +54,12 @@ def owned(db, site):
                 match_id=site.done[0], bot_version_id=version, kind="crash", reason=died + SECRET
             )
         )
+        record = load_replay(s, site.done[0])
+        record["faults"].append(
+            {"entrant": 0, "kind": "crash", "reason": died + SECRET, "game": None, "deal": None}
+        )
+        replay = s.scalar(select(Replay).where(Replay.match_id == site.done[0]))
+        replay.data = compress_replay(record)
     return bot_id
 
 
