@@ -116,12 +116,12 @@ def test_the_owner_adds_versions_and_nobody_else_can(
 def test_a_bot_the_organiser_registered_takes_no_uploads(
     db, store_runtime, alice, recorder, tmp_path
 ):
-    data = bot_zip(tmp_path, "house-made")
+    data = bot_zip(tmp_path, "organisers-bot")
     with db.session() as s:  # as `arena bot add` stores it: no owner
-        add_bot_version(s, store_runtime.blobs, b"other bytes", {"name": "house-made"}, "valid")
+        add_bot_version(s, store_runtime.blobs, b"other bytes", {"name": "organisers-bot"}, "valid")
     with pytest.raises(SubmissionError, match="belongs to the organiser") as err:
         submit_version(db, store_runtime, alice.id, data, filename="x.zip", validate=recorder)
-    assert err.value.status == 403 and owner_of(db, "house-made") is None
+    assert err.value.status == 403 and owner_of(db, "organisers-bot") is None
 
 
 def test_the_url_name_must_match_the_manifest(db, store_runtime, alice, recorder, tmp_path):
