@@ -7,9 +7,10 @@ from types import MappingProxyType
 
 from arena.bots.house.base import BotStrategy, HouseBot, RandomBot
 from arena.bots.house.heuristic import HeuristicBot
+from arena.bots.house.master import MasterBot
 
 HOUSE_BOTS: Mapping[str, Callable[..., HouseBot]] = MappingProxyType(
-    {"random": RandomBot, "heuristic": HeuristicBot}
+    {"random": RandomBot, "heuristic": HeuristicBot, "master": MasterBot}
 )
 
-__all__ = ["HOUSE_BOTS", "BotStrategy", "HeuristicBot", "HouseBot", "RandomBot"]
+__all__ = ["HOUSE_BOTS", "BotStrategy", "HeuristicBot", "HouseBot", "MasterBot", "RandomBot"]
