@@ -32,15 +32,16 @@ def play(rules_name: str, game_no: int, master_seat: bool, vs_masters: bool, sha
     rules = get_ruleset(rules_name)
     seed = derive_seed("strength", rules_name, game_no)
     seat = game_no % 4
-    bots = [
-        MasterBot(seed=4 * game_no + k, share=share) if vs_masters else HeuristicBot(4 * game_no + k)
-        for k in range(4)
-    ]
-    bots[seat] = (
-        MasterBot(seed=4 * game_no + seat, share=share)
-        if master_seat
-        else HeuristicBot(4 * game_no + seat)
-    )
+
+    def bot(k: int, master: bool) -> MasterBot | HeuristicBot:
+        return (
+            MasterBot(seed=4 * game_no + k, share=share)
+            if master
+            else HeuristicBot(4 * game_no + k)
+        )
+
+    bots = [bot(k, vs_masters) for k in range(4)]
+    bots[seat] = bot(seat, master_seat)
     banks = [float(CLOCK.bank_ms)] * 4
     times: list[float] = []
     game = Game(rules, seed, first_dealer=game_no % 4)

@@ -12,6 +12,7 @@ import time
 from arena.bots.house.master.cache import prepare, warm
 from arena.sdk import Bot, serve
 
+
 def share(argv: list[str]) -> float:
     """The share of each decision's time to think with: ``--share X`` in bot.toml's command."""
     return float(argv[argv.index("--share") + 1]) if "--share" in argv else 0.5

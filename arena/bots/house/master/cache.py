@@ -34,9 +34,7 @@ def prepare(scratch: Path | None = None) -> Path | None:
     cache dir used then, None when numba can use the in-tree cache itself."""
     source = kernel_source()
     pycache = source.parent / "__pycache__"
-    if os.access(source.parent, os.W_OK) and (
-        not pycache.exists() or os.access(pycache, os.W_OK)
-    ):
+    if os.access(source.parent, os.W_OK) and (not pycache.exists() or os.access(pycache, os.W_OK)):
         return None
     import numba
     from numba.core.caching import UserProvidedCacheLocator
@@ -62,8 +60,12 @@ def warm() -> tuple[float, int]:
     start = time.perf_counter()
     one_each = np.array([1, 2, 4, 8], np.int64)  # a one-trick deal: seat s holds card 13 * s
     hands = kernels.sample_hands(
-        1, 0, np.array([1, 0, 0, 0], np.int64), np.array([13, 26, 39], np.int64),
-        one_each[1:], np.array([0, 1, 1, 1], np.int64),
+        1,
+        0,
+        np.array([1, 0, 0, 0], np.int64),
+        np.array([13, 26, 39], np.int64),
+        one_each[1:],
+        np.array([0, 1, 1, 1], np.int64),
     )
     kernels.playouts(
         hands,
@@ -79,7 +81,6 @@ def warm() -> tuple[float, int]:
         0.05,
         0,
     )
-    compiled = sum(
-        sum(kernel.stats.cache_misses.values()) for kernel in (kernels.sample_hands, kernels.playouts)
-    )
+    searched = (kernels.sample_hands, kernels.playouts)
+    compiled = sum(sum(kernel.stats.cache_misses.values()) for kernel in searched)
     return time.perf_counter() - start, compiled

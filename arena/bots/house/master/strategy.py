@@ -27,8 +27,6 @@ BATCH = 32  # samples per batch
 MIN_SAMPLES = 64  # before any early stop
 CLEAR_Z = 3.0  # stop when the best option leads every other by this many standard errors
 EPSILON = 0.05  # chance that a playout move is random instead of the policy's
-MAX_CALL_SIMULATED = 11
-CALL_SHADE = 0.0  # chance the real play takes one trick fewer than the simulation  # higher calls are never the best expected score in practice
 CARDS_PER_DEAL = 13
 
 
@@ -95,9 +93,7 @@ class MasterBot(HouseBot):
             rows[:, obs.seat] = np.repeat(np.array(options, np.int64), n)
             won = self._playouts(np.tile(hands, (k, 1)), rows, np.full(k * n, -1), obs, leader)
             mine = won[:, obs.seat].reshape(k, n)
-            fewer = np.maximum(mine - 1, 0)
-            scores = (1 - CALL_SHADE) * np.take_along_axis(tables, mine, axis=1)
-            return scores + CALL_SHADE * np.take_along_axis(tables, fewer, axis=1), weights
+            return np.take_along_axis(tables, mine, axis=1), weights
 
         return options[self._search(obs, len(options), batch, start)]
 
