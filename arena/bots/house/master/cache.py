@@ -79,6 +79,7 @@ def warm() -> tuple[float, int]:
         True,
         False,
         0.05,
+        1,
         0,
     )
     searched = (kernels.sample_hands, kernels.playouts)

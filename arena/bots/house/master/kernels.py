@@ -17,6 +17,7 @@ import numpy as np
 from arena.game.playout import add_nb, legal_nb, lowest_index, popcount, winner_nb
 
 SPADES_BITS = (1 << 13) - 1
+RUFF_SAFE = 2  # out cards of a suit per later seat for a blind seat to expect no ruff
 
 
 @numba.njit(cache=True)
@@ -127,10 +128,33 @@ def _heads(card, led, best_led, best_spade):
 
 
 @numba.njit(cache=True)
-def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump):
-    """Whether ``card`` heads the trick and no later seat can beat it with a legal card."""
+def _others(hands, seat):
+    out = np.int64(0)
+    for s in range(4):
+        if s != seat:
+            out |= hands[s]
+    return out
+
+
+@numba.njit(cache=True)
+def _safe_from_ruff(out, suit, later):
+    """Whether enough cards of ``suit`` are out that the ``later`` seats likely all follow."""
+    return popcount(out & _suit_mask(suit)) >= RUFF_SAFE * later
+
+
+@numba.njit(cache=True)
+def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind):
+    """Whether ``card`` heads the trick and no later seat can beat it with a legal card. A
+    ``blind`` seat knows only which cards are out, not who holds them: it counts on a card
+    only when no higher card of its suit is out and a ruff is unlikely."""
     if not _heads(card, led, best_led, best_spade):
         return False
+    if blind:
+        out = _others(hands, seat)
+        if out & _above(card):
+            return False
+        suit = card // 13
+        return suit == 0 or not out & SPADES_BITS or _safe_from_ruff(out, suit, 3 - k)
     a, b, c = add_nb(card, led, best_led, best_spade)
     for step in range(1, 4 - k):
         other = (seat + step) % 4
@@ -144,12 +168,9 @@ def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump):
 
 
 @numba.njit(cache=True)
-def _lead(hands, seat, wants):
+def _lead(hands, seat, wants, blind):
     hand = hands[seat]
-    others = 0
-    for s in range(4):
-        if s != seat:
-            others |= hands[s]
+    others = _others(hands, seat)
     if wants:  # cash a card nobody can beat or ruff
         for suit in (1, 2, 3, 0):
             cards = hand & _suit_mask(suit)
@@ -159,10 +180,12 @@ def _lead(hands, seat, wants):
             if others & _above(top):
                 continue
             ruffed = False
-            if suit != 0:
+            if suit != 0 and others & SPADES_BITS:
+                if blind:
+                    ruffed = not _safe_from_ruff(others, suit, 3)
                 for s in range(4):
-                    if s != seat and not hands[s] & _suit_mask(suit) and hands[s] & SPADES_BITS:
-                        ruffed = True
+                    if not blind and s != seat and not hands[s] & _suit_mask(suit):
+                        ruffed = ruffed or hands[s] & SPADES_BITS != 0
             if not ruffed:
                 return top
     best, best_score = -1, -1
@@ -181,12 +204,12 @@ def _lead(hands, seat, wants):
 
 
 @numba.njit(cache=True)
-def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants):
+def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, blind):
     legal = legal_nb(hands[seat], led, best_led, best_spade, head, must_trump)
     if legal & (legal - 1) == 0:
         return lowest_index(legal)
     if k == 0:
-        return _lead(hands, seat, wants)
+        return _lead(hands, seat, wants, blind)
     best, best_value = -1, 1000
     if wants:
         # the cheapest card that surely wins, else the cheapest card
@@ -197,7 +220,7 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants):
                 card = lowest_index(low)
                 rest ^= low
                 if pass_ == 0 and not _holds(
-                    card, hands, seat, k, led, best_led, best_spade, head, must_trump
+                    card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
                 ):
                     continue
                 if _keep_value(card) < best_value:
@@ -216,7 +239,7 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants):
             if pass_ == 0 and _heads(card, led, best_led, best_spade):
                 continue
             if pass_ == 1 and _holds(
-                card, hands, seat, k, led, best_led, best_spade, head, must_trump
+                card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
             ):
                 continue
             if _keep_value(card) > best_value:
@@ -240,7 +263,7 @@ def _wants(won, call, bhoos):
 
 
 @numba.njit(cache=True)
-def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bhoos, eps):
+def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bhoos, eps, blind):
     played = np.empty(4, np.int64)
     led, best_led, best_spade, k = -1, -1, -1, 0
     for card in trick:
@@ -257,7 +280,9 @@ def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bh
             card = lowest_index(legal)
         else:
             wants = _wants(won[seat], calls[seat], bhoos)
-            card = _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants)
+            card = _choose(
+                hands, seat, k, led, best_led, best_spade, head, must_trump, wants, blind == seat
+            )
         hands[seat] ^= np.int64(1) << card
         led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
         played[k] = card
@@ -275,10 +300,14 @@ def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bh
 
 
 @numba.njit(cache=True)
-def playouts(hands, calls, first, to_act, leader, trick, won, head, must_trump, bhoos, eps, seed):
+def playouts(
+    hands, calls, first, to_act, leader, trick, won, head, must_trump, bhoos, eps, blind, seed
+):
     """Tricks won by each seat after playing out row ``w``: deal ``hands[w]`` with calls
     ``calls[w]``, the seat to act playing ``first[w]`` (or the policy's card when -1), every
-    later card chosen by the policy (or, with chance ``eps``, uniformly at random)."""
+    later card chosen by the policy (or, with chance ``eps``, uniformly at random). Seat
+    ``blind`` (the searching seat; -1 for none) plays without looking at the other hands: a
+    determinised deal must not let the searcher count on knowing them later."""
     np.random.seed(seed)
     n = hands.shape[0]
     out = np.empty((n, 4), np.int64)
@@ -295,5 +324,6 @@ def playouts(hands, calls, first, to_act, leader, trick, won, head, must_trump, 
             must_trump,
             bhoos,
             eps,
+            blind,
         )
     return out

@@ -27,6 +27,11 @@ BATCH = 32  # samples per batch
 MIN_SAMPLES = 64  # before any early stop
 CLEAR_Z = 3.0  # stop when the best option leads every other by this many standard errors
 EPSILON = 0.05  # chance that a playout move is random instead of the policy's
+# Under pagat the searching seat plays its later cards in the playouts without seeing the
+# sampled hands: a seat that knows them would duck now counting on tricks it then cannot be
+# sure of, and the calls overshot the tricks actually taken by 0.4 on average. Under bhoos,
+# where a made call is rarely lost by a trick too many, sighted playouts measured better.
+BLIND_SCORING = ("pagat",)
 CARDS_PER_DEAL = 13
 
 
@@ -193,6 +198,7 @@ class MasterBot(HouseBot):
             rules.must_trump,
             rules.scoring == "bhoos",
             EPSILON,
+            obs.seat if rules.scoring in BLIND_SCORING else -1,
             self._rng.getrandbits(31),
         )
 
