@@ -25,7 +25,8 @@ from arena.game.tricks import head_code
 
 BATCH = 32  # samples per batch
 MIN_SAMPLES = 64  # before any early stop
-CLEAR_Z = 3.0  # stop when the best option leads every other by this many standard errors
+CLEAR_Z = 3.0  # stop when the best option leads every other by this many standard errors,
+INDIFFERENT = 0.5  # give or take this much (tenths of a point): a gain too small to chase
 EPSILON = 0.05  # chance that a playout move is random instead of the policy's
 # Under pagat the searching seat plays its later cards in the playouts without seeing the
 # sampled hands: a seat that knows them would duck now counting on tricks it then cannot be
@@ -204,17 +205,17 @@ class MasterBot(HouseBot):
 
 
 def _settled(totals: np.ndarray, sq: np.ndarray, weight_sum: float, n: int) -> bool:
-    """Whether the leading option beats every other by CLEAR_Z standard errors, or every
-    option has scored the same on every sample so far."""
+    """Whether no other option can beat the leading one by more than INDIFFERENT tenths of
+    a point, at CLEAR_Z standard errors (its mean gap over the leader, plus CLEAR_Z standard
+    errors, is under that). Options that scored the same on every sample so far count as
+    settled."""
     best = int(np.argmax(totals))
     for j in range(len(totals)):
         if j == best:
             continue
-        mean = (totals[best] - totals[j]) / weight_sum
-        var = max(0.0, sq[best, j] / weight_sum - mean * mean)
-        if var == 0.0 and mean == 0.0:
-            continue
-        if mean <= CLEAR_Z * (var / n) ** 0.5:
+        gap = (totals[best] - totals[j]) / weight_sum
+        var = max(0.0, sq[best, j] / weight_sum - gap * gap)
+        if CLEAR_Z * (var / n) ** 0.5 - gap >= INDIFFERENT:
             return False
     return True
 
