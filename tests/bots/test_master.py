@@ -118,7 +118,8 @@ def test_master_plays_legal_calls_and_cards_over_many_deals(rules):
 
 
 def test_master_is_a_house_bot_and_deterministic_without_a_clock():
-    assert HOUSE_BOTS["master"] is MasterBot
+    house = HOUSE_BOTS["master"](seed=5)
+    assert isinstance(house, MasterBot) and house.seed == 5
     deal = midway(PAGAT, 11, 9)
     obs = deal.observation(deal.to_act)
     first = [MasterBot(seed=5, samples=64).play(obs) for _ in range(2)]
