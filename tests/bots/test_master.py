@@ -235,3 +235,35 @@ def test_sampler_never_dead_ends_on_tight_constraints():
         assert [int(h).bit_count() for h in row] == [13, 13, 13, 13]
         assert int(row[1]) & SUIT_MASK[1] == SUIT_MASK[1]
         assert not int(row[1]) & SUIT_MASK[2]
+
+
+@settings(max_examples=60, deadline=None)
+@positions
+def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
+    """Every remaining trick goes to someone, tricks already won stay won, sighted or blind."""
+    from arena.bots.house.master import kernels
+
+    deal = midway(rules, seed, cards)
+    n = 8
+    hands = np.tile(np.array(deal.hands, np.int64), (n, 1))
+    calls = np.tile(np.array(deal.calls, np.int64), (n, 1))
+    first = np.array([deal.legal_cards()[0]] * (n // 2) + [-1] * (n // 2), np.int64)
+    trick = np.array([int(c) for c in deal.trick], np.int64)
+    for blind in (-1, deal.to_act):
+        won = kernels.playouts(
+            hands,
+            calls,
+            first,
+            deal.to_act,
+            deal.leader,
+            trick,
+            np.array(deal.won, np.int64),
+            head_code(rules),
+            rules.must_trump,
+            rules.scoring == "bhoos",
+            0.05,
+            blind,
+            seed,
+        )
+        assert (won.sum(axis=1) == 13).all()
+        assert (won >= np.array(deal.won)).all()
