@@ -4,8 +4,8 @@ Each decision samples deals of the unseen cards consistent with what the seat ha
 (``inference``), weights them by how well they explain the calls, plays every option out on
 every sample with the compiled policy (``kernels``), and picks the option with the best
 expected deal score under the ruleset's own scoring (``score_tenths``), not the most tricks.
-It samples in batches until the budget is spent, or stops early once one option is clearly
-best, or all options are indistinguishable.
+It samples in batches until the budget is spent, or stops early once no other option can
+beat the leader by more than a twentieth of a point.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from arena.game.tricks import head_code
 
 BATCH = 32  # samples per batch
 MIN_SAMPLES = 512  # before any early stop (more measured a little stronger)
-CLEAR_Z = 3.0  # stop when the best option leads every other by this many standard errors,
-INDIFFERENT = 0.5  # give or take this much (tenths of a point): a gain too small to chase
+CLEAR_Z = 3.0  # standard errors of the early-stop test
+INDIFFERENT = 0.5  # tenths of a point: a gain too small to keep searching for
 EPSILON = 0.05  # chance that a playout move is random instead of the policy's
 # Under pagat the searching seat plays its later cards in the playouts without seeing the
 # sampled hands: a seat that knows them would duck now counting on tricks it then cannot be
@@ -73,12 +73,13 @@ class MasterBot(HouseBot):
 
     # -- decisions ---------------------------------------------------------------------
     def call(self, obs: Observation) -> int:
+        timing, self._time = self._time, None
         start = self.clock()
         options = list(obs.legal_calls)
         know = infer(obs)
         rules = obs.rules
         tables = np.array([[score_tenths(k, t, rules) for t in range(14)] for k in options])
-        known = [c for c in obs.calls]
+        known = list(obs.calls)
         leader = (obs.dealer + 1) % 4
 
         def batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -101,9 +102,10 @@ class MasterBot(HouseBot):
             mine = won[:, obs.seat].reshape(k, n)
             return np.take_along_axis(tables, mine, axis=1), weights
 
-        return options[self._search(obs, len(options), batch, start)]
+        return options[self._search(obs, len(options), batch, start, timing)]
 
     def play(self, obs: Observation) -> Card:
+        timing, self._time = self._time, None
         legal = obs.legal_cards
         if len(legal) == 1:
             return legal[0]
@@ -124,16 +126,19 @@ class MasterBot(HouseBot):
             won = self._playouts(np.tile(hands, (k, 1)), rows, first, obs, obs.current.leader)
             return table[won[:, obs.seat]].reshape(k, n), weights
 
-        return options[self._search(obs, len(options), batch, start)]
+        return options[self._search(obs, len(options), batch, start, timing)]
 
     # -- search ------------------------------------------------------------------------
-    def _search(self, obs: Observation, k: int, batch, start: float) -> int:
-        """Index of the option with the best weighted mean score over sampled batches."""
-        if self._time is None:
+    def _search(
+        self, obs: Observation, k: int, batch, start: float, timing: tuple[int, int] | None
+    ) -> int:
+        """Index of the option with the best weighted mean score over sampled batches: until
+        the think time of ``timing`` (decision_ms, time_left_ms) is spent, or without one up
+        to ``samples``; earlier when the choice is settled."""
+        if timing is None:
             limit, budget = self.samples, None
         else:
-            limit, budget = 1 << 30, think_seconds(obs, *self._time, self.share)
-            self._time = None
+            limit, budget = 1 << 30, think_seconds(obs, *timing, self.share)
         totals = np.zeros(k)
         sq = np.zeros((k, k))
         weight_sum = 0.0
