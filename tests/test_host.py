@@ -77,6 +77,7 @@ def test_setup_on_a_ready_machine_installs_nothing_and_says_so(monkeypatch):
     result = CliRunner().invoke(main, ["setup"])
     assert result.exit_code == 0, result.output
     assert "sandbox: bubblewrap works" in result.stdout
+    assert "master bot: search cached (0 kernels compiled" in result.stdout  # built, then loaded
     assert calls == []
 
 

@@ -33,13 +33,25 @@ def prepare_host(console: Console) -> None:
         raise click.ClickException(str(exc)) from None
 
 
+def build_search_cache(console: Console) -> None:
+    """Compile the master bot's search into numba's on-disk cache, which the bot copies at
+    start-up inside the read-only sandbox instead of compiling it again every game."""
+    from arena.bots.house.master.cache import warm
+
+    with console.status("compiling the master bot's search..."):
+        seconds, compiled = warm()
+    console.print(f"master bot: search cached ({compiled} kernels compiled, {seconds:.1f} s)")
+
+
 @click.command()
 def setup() -> None:
     """Install what the sandbox needs (bubblewrap, util-linux; node and npm for the JS
-    sample bot) with apt-get when run as root or with passwordless sudo, and check it."""
+    sample bot) with apt-get when run as root or with passwordless sudo, and check it; build
+    the master bot's compiled search cache."""
     console = Console()
     prepare_host(console)
     console.print("sandbox: bubblewrap works")
+    build_search_cache(console)
     later = plan()
     if later.optional:
         console.print(f"[yellow]JavaScript sample bot disabled: {later.hint()}[/]")

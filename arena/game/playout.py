@@ -17,9 +17,10 @@ import numpy as np
 from arena.game.deal import PLAYING, Deal
 from arena.game.tricks import add_card, head_code, legal_mask, winning_card
 
-_legal = numba.njit(cache=True)(legal_mask)
-_add = numba.njit(cache=True)(add_card)
-_winner = numba.njit(cache=True)(winning_card)
+# The engine's trick rules compiled, for any search kernel (here and in the master bot).
+legal_nb = numba.njit(cache=True)(legal_mask)
+add_nb = numba.njit(cache=True)(add_card)
+winner_nb = numba.njit(cache=True)(winning_card)
 
 
 @dataclass
@@ -67,7 +68,7 @@ def playouts(pos: Position, n: int, seed: int = 0, hands: np.ndarray | None = No
 
 
 @numba.njit(cache=True)
-def _popcount(x: int) -> int:
+def popcount(x: int) -> int:
     count = 0
     while x:
         x &= x - 1
@@ -76,7 +77,7 @@ def _popcount(x: int) -> int:
 
 
 @numba.njit(cache=True)
-def _lowest_index(x: int) -> int:
+def lowest_index(x: int) -> int:
     index = 0
     while not x & 1:
         x >>= 1
@@ -99,22 +100,22 @@ def _one_playout(hands, seat, leader, trick, won, head, must_trump):
     played = np.empty(4, np.int64)
     led, best_led, best_spade, k = -1, -1, -1, 0
     for card in trick:
-        led, best_led, best_spade = _add(card, led, best_led, best_spade)
+        led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
         played[k] = card
         k += 1
-    for _ in range(_popcount(hands[0] | hands[1] | hands[2] | hands[3])):
-        legal = _legal(hands[seat], led, best_led, best_spade, head, must_trump)
-        for _ in range(int(np.random.random() * _popcount(legal))):
+    for _ in range(popcount(hands[0] | hands[1] | hands[2] | hands[3])):
+        legal = legal_nb(hands[seat], led, best_led, best_spade, head, must_trump)
+        for _ in range(int(np.random.random() * popcount(legal))):
             legal &= legal - 1  # skip a uniformly random number of the legal cards
-        card = _lowest_index(legal)
+        card = lowest_index(legal)
         hands[seat] ^= np.int64(1) << card
-        led, best_led, best_spade = _add(card, led, best_led, best_spade)
+        led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
         played[k] = card
         k += 1
         if k < 4:
             seat = (seat + 1) % 4
             continue
-        best = _winner(led, best_led, best_spade)
+        best = winner_nb(led, best_led, best_spade)
         for i in range(4):
             if played[i] == best:
                 seat = (leader + i) % 4

@@ -62,7 +62,7 @@ def means_by_role(
 
 # -- interface ---------------------------------------------------------------------------
 def test_registry_builds_seeded_strategies() -> None:
-    assert set(HOUSE_BOTS) == {"random", "heuristic"}
+    assert set(HOUSE_BOTS) == {"random", "heuristic", "master"}
     for name, factory in HOUSE_BOTS.items():
         bot = factory(seed=7)
         assert isinstance(bot, BotStrategy) and isinstance(bot, HouseBot)

@@ -327,7 +327,7 @@ def test_play_with_a_process_bot_keeps_its_log(arena, tmp_path, sandbox):
 def test_play_refuses_an_unknown_bot_in_one_line(arena):
     one_line_error(
         arena("play", "house:random", "nope", "random", "random"),
-        "nope: no such bot directory or archive, and not a house bot (random, heuristic)",
+        "nope: no such bot directory or archive, and not a house bot (random, heuristic, master)",
     )
     one_line_error(arena("play", "house:nope", "random", "random", "random"), "house:nope")
 

@@ -8,8 +8,17 @@ from types import MappingProxyType
 from arena.bots.house.base import BotStrategy, HouseBot, RandomBot
 from arena.bots.house.heuristic import HeuristicBot
 
+
+def master_bot(seed: int = 0, **options) -> HouseBot:
+    """The search player (``arena.bots.house.master``), imported on first use: it needs
+    numpy, and numba for its kernels, which the other house bots should not pay for."""
+    from arena.bots.house.master import MasterBot
+
+    return MasterBot(seed=seed, **options)
+
+
 HOUSE_BOTS: Mapping[str, Callable[..., HouseBot]] = MappingProxyType(
-    {"random": RandomBot, "heuristic": HeuristicBot}
+    {"random": RandomBot, "heuristic": HeuristicBot, "master": master_bot}
 )
 
 __all__ = ["HOUSE_BOTS", "BotStrategy", "HeuristicBot", "HouseBot", "RandomBot"]

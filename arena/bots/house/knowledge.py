@@ -1,13 +1,16 @@
 """What one seat can infer from the open cards, as bitmasks: what is still out, who is void.
 
 Everything is recomputed from the observation at each decision (a few microseconds), so the
-bots keep no state between decisions and cannot drift out of sync with the referee.
+bots keep no state between decisions and cannot drift out of sync with the referee. The trick
+summary and its winner come from the rules engine (``arena.game.tricks``): one copy of the
+rules.
 """
 
 from __future__ import annotations
 
 from arena.game import Observation
 from arena.game.cards import ABOVE, SPADE_MASK, SUIT_MASK, SUIT_OF
+from arena.game.tricks import add_card, summarise, winning_card
 
 FULL_DECK = (1 << 52) - 1
 
@@ -26,16 +29,7 @@ class View:
         self.hand = hand
         self.unseen = FULL_DECK ^ hand ^ played
         self.voids = voids  # voids[seat]: bit s set when that seat is known to hold no suit s
-        led = best_led = best_spade = -1
-        for card in obs.current.cards:
-            suit = SUIT_OF[card]
-            if led < 0:
-                led, best_led = suit, card
-            elif suit == led and card > best_led:
-                best_led = card
-            if suit == 0 and card > best_spade:
-                best_spade = card
-        self.led, self.best_led, self.best_spade = led, best_led, best_spade
+        self.led, self.best_led, self.best_spade = summarise(obs.current.cards)
         self.n = len(obs.current.cards)
 
     def later(self) -> tuple[int, ...]:
@@ -43,12 +37,10 @@ class View:
         return tuple((self.seat + k) & 3 for k in range(1, 4 - self.n))
 
     def beats(self, card: int) -> bool:
-        """Whether ``card`` would head the trick as it stands."""
+        """Whether ``card`` would head the trick as it stands (the engine's winner rule)."""
         if self.led < 0:
             return True
-        if self.best_spade >= 0:
-            return card < 13 and card > self.best_spade
-        return (SUIT_OF[card] == self.led and card > self.best_led) or (card < 13 and self.led > 0)
+        return winning_card(*add_card(card, self.led, self.best_led, self.best_spade)) == card
 
     def holders(self, suit: int) -> int:
         """How many other seats may still hold cards of ``suit``."""
@@ -110,21 +102,15 @@ def scan(obs: Observation) -> tuple[int, list[int]]:
     played = 0
     voids = [0, 0, 0, 0]
     for trick in (*obs.tricks, obs.current):
-        cards = trick.cards
-        if not cards:
-            continue
-        led = SUIT_OF[cards[0]]
-        trumped = led == 0
-        seat = trick.leader
-        played |= 1 << cards[0]
-        for card in cards[1:]:
-            seat = (seat + 1) & 3
+        summary = (-1, -1, -1)
+        for i, card in enumerate(trick.cards):
             played |= 1 << card
+            led, _, best_spade = summary
             suit = SUIT_OF[card]
-            if suit != led:
+            if led >= 0 and suit != led:
+                seat = trick.seat_of(i)
                 voids[seat] |= 1 << led
-                if suit == 0:
-                    trumped = True
-                elif must_trump and not trumped:
+                if must_trump and suit != 0 and best_spade < 0:
                     voids[seat] |= 1
+            summary = add_card(card, *summary)
     return played, voids

@@ -1,0 +1,87 @@
+"""The master's compiled search, ready at start-up in a read-only sandbox.
+
+numba caches compiled kernels next to their source (``__pycache__``), but only where it may
+write; inside the sandbox the ``arena`` package is bound read-only, so numba would compile
+again at every start (seconds, against a start-up timeout). The cache is therefore built
+outside the sandbox (``arena setup``, or any run of the master outside one) and, when the
+source folder is read-only, ``prepare`` copies it into the bot's private ``/tmp`` and points
+numba there before the kernels are imported. numba checks each entry against a hash of the
+source, so a stale copy is recompiled, never trusted.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+KERNELS = "arena.bots.house.master.kernels"
+
+
+def kernel_source() -> Path:
+    spec = importlib.util.find_spec(KERNELS)
+    if spec is None or spec.origin is None:  # pragma: no cover - the package is broken
+        raise RuntimeError(f"cannot find {KERNELS}")
+    return Path(spec.origin)
+
+
+def prepare(scratch: Path | None = None) -> Path | None:
+    """Before the kernels are imported: when their folder is read-only, copy the prebuilt
+    cache to ``scratch`` (a private temp dir by default) and make numba use it. Returns the
+    cache dir used then, None when numba can use the in-tree cache itself."""
+    source = kernel_source()
+    pycache = source.parent / "__pycache__"
+    if os.access(source.parent, os.W_OK) and (not pycache.exists() or os.access(pycache, os.W_OK)):
+        return None
+    import numba
+    from numba.core.caching import UserProvidedCacheLocator
+
+    root = scratch or Path(tempfile.gettempdir()) / "numba-cache"
+    target = root / UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
+    target.mkdir(parents=True, exist_ok=True)
+    if pycache.is_dir():
+        for entry in pycache.glob(f"{source.stem}.*.nb[ic]"):
+            shutil.copyfile(entry, target / entry.name)
+    numba.config.CACHE_DIR = str(root)
+    return root
+
+
+def warm() -> tuple[float, int]:
+    """Load (or compile and cache) every kernel signature the search uses. Returns the
+    seconds taken and how many signatures had to be compiled (0: all came from the cache).
+    Run it before serving, so that the first decision does not pay for it."""
+    import numpy as np
+
+    from arena.bots.house.master import kernels
+
+    start = time.perf_counter()
+    one_each = np.array([1, 2, 4, 8], np.int64)  # a one-trick deal: seat s holds card 13 * s
+    hands = kernels.sample_hands(
+        1,
+        0,
+        np.array([1, 0, 0, 0], np.int64),
+        np.array([13, 26, 39], np.int64),
+        one_each[1:],
+        np.array([0, 1, 1, 1], np.int64),
+    )
+    kernels.playouts(
+        hands,
+        np.zeros((1, 4), np.int64),
+        np.full(1, -1, np.int64),
+        1,
+        1,
+        np.zeros(0, np.int64),
+        np.zeros(4, np.int64),
+        0,
+        True,
+        False,
+        0.05,
+        1,
+        0,
+    )
+    searched = (kernels.sample_hands, kernels.playouts)
+    compiled = sum(sum(kernel.stats.cache_misses.values()) for kernel in searched)
+    return time.perf_counter() - start, compiled

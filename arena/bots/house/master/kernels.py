@@ -1,0 +1,329 @@
+"""The master's compiled search: deal sampling under constraints, and policy playouts.
+
+Compiled with numba and cached on disk (see ``cache``). The trick rules are the engine's own
+``legal_mask``, ``add_card`` and ``winning_card``, compiled once in ``arena.game.playout``, so
+the search cannot drift from the referee. Cards are bit indices; a hand is an int64 mask.
+
+The playout policy is a small greedy player that sees the sampled deal (a determinisation):
+a seat that wants tricks wins them as cheaply as it can and leads cards nobody can beat; a
+seat that has made its call (pagat) sheds its highest card that loses and leads low.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from arena.game.playout import add_nb, legal_nb, lowest_index, popcount, winner_nb
+
+SPADES_BITS = (1 << 13) - 1
+RUFF_SAFE = 2  # out cards of a suit per later seat for a blind seat to expect no ruff
+
+
+@numba.njit(cache=True)
+def _suit_mask(suit):
+    return np.int64(SPADES_BITS) << (13 * suit)
+
+
+@numba.njit(cache=True)
+def _above(card):
+    """The cards of ``card``'s suit ranking above it."""
+    suit = card // 13
+    return _suit_mask(suit) & ~((np.int64(1) << (card + 1)) - 1)
+
+
+@numba.njit(cache=True)
+def _top(mask):
+    index = -1
+    while mask:
+        mask >>= 1
+        index += 1
+    return index
+
+
+@numba.njit(cache=True)
+def _feasible(count, cap):
+    """Hall's condition: the cards left (``count`` per set of seats they may go to) fit the
+    seats' free places ``cap`` (a transportation problem on 4 seats is feasible iff, for
+    every set S of seats, the cards that can only go into S fit S)."""
+    for s in range(1, 16):
+        room = 0
+        for seat in range(4):
+            if s >> seat & 1:
+                room += cap[seat]
+        need = 0
+        for p in range(1, 16):
+            if p & ~s == 0:
+                need += count[p]
+        if need > room:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def sample_hands(n, seed, fixed, cards, allowed, need):
+    """``n`` deals of ``cards`` to the seats: card ``cards[i]`` goes to one of the seats in
+    the bitmask ``allowed[i]``, seat ``s`` gets exactly ``need[s]`` cards, and ``fixed`` (4
+    masks) are added to every deal. Each card goes to an allowed seat with chance in
+    proportion to that seat's free places, never into a dead end (checked by Hall's
+    condition), so a sample exists whenever the constraints can be met at all."""
+    np.random.seed(seed)
+    m = cards.shape[0]
+    out = np.empty((n, 4), np.int64)
+    order = np.arange(m)
+    for w in range(n):
+        for i in range(m - 1, 0, -1):
+            j = int(np.random.random() * (i + 1))
+            order[i], order[j] = order[j], order[i]
+        count = np.zeros(16, np.int64)
+        for i in range(m):
+            count[allowed[i]] += 1
+        cap = need.copy()
+        hands = fixed.copy()
+        for i in order:
+            card, seats = cards[i], allowed[i]
+            count[seats] -= 1
+            options = seats
+            while options:
+                total = 0
+                for s in range(4):
+                    if options >> s & 1:
+                        total += cap[s]
+                pick = -1
+                r = np.random.random() * total
+                for s in range(4):
+                    if options >> s & 1 and cap[s] > 0:
+                        pick = s
+                        r -= cap[s]
+                        if r < 0:
+                            break
+                if pick < 0:
+                    break
+                cap[pick] -= 1
+                if _feasible(count, cap):
+                    hands[pick] |= np.int64(1) << card
+                    break
+                cap[pick] += 1
+                options &= ~(1 << pick)
+        out[w] = hands
+    return out
+
+
+@numba.njit(cache=True)
+def _keep_value(card):
+    """Low for cards cheap to give away: side cards by rank, spades above them all."""
+    value = card % 13
+    if card < 13:
+        value += 13
+    return value
+
+
+@numba.njit(cache=True)
+def _heads(card, led, best_led, best_spade):
+    """Whether ``card`` would head the trick summarised (any card heads an empty trick)."""
+    if led < 0:
+        return True
+    a, b, c = add_nb(card, led, best_led, best_spade)
+    return winner_nb(a, b, c) == card
+
+
+@numba.njit(cache=True)
+def _others(hands, seat):
+    out = np.int64(0)
+    for s in range(4):
+        if s != seat:
+            out |= hands[s]
+    return out
+
+
+@numba.njit(cache=True)
+def _safe_from_ruff(out, suit, later):
+    """Whether enough cards of ``suit`` are out that the ``later`` seats likely all follow."""
+    return popcount(out & _suit_mask(suit)) >= RUFF_SAFE * later
+
+
+@numba.njit(cache=True)
+def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind):
+    """Whether ``card`` heads the trick and no later seat can beat it with a legal card. A
+    ``blind`` seat knows only which cards are out, not who holds them: it counts on a card
+    only when no higher card of its suit is out and a ruff is unlikely."""
+    if not _heads(card, led, best_led, best_spade):
+        return False
+    if blind:
+        out = _others(hands, seat)
+        if out & _above(card):
+            return False
+        suit = card // 13
+        return suit == 0 or not out & SPADES_BITS or _safe_from_ruff(out, suit, 3 - k)
+    a, b, c = add_nb(card, led, best_led, best_spade)
+    for step in range(1, 4 - k):
+        other = (seat + step) % 4
+        legal = legal_nb(hands[other], a, b, c, head, must_trump)
+        while legal:
+            low = legal & -legal
+            if _heads(lowest_index(low), a, b, c):
+                return False
+            legal ^= low
+    return True
+
+
+@numba.njit(cache=True)
+def _lead(hands, seat, wants, blind):
+    hand = hands[seat]
+    others = _others(hands, seat)
+    if wants:  # cash a card nobody can beat or ruff
+        for suit in (1, 2, 3, 0):
+            cards = hand & _suit_mask(suit)
+            if not cards:
+                continue
+            top = _top(cards)
+            if others & _above(top):
+                continue
+            ruffed = False
+            if suit != 0 and others & SPADES_BITS:
+                if blind:
+                    ruffed = not _safe_from_ruff(others, suit, 3)
+                for s in range(4):
+                    if not blind and s != seat and not hands[s] & _suit_mask(suit):
+                        ruffed = ruffed or hands[s] & SPADES_BITS != 0
+            if not ruffed:
+                return top
+    best, best_score = -1, -1
+    for suit in (1, 2, 3, 0):
+        cards = hand & _suit_mask(suit)
+        if not cards:
+            continue
+        low = lowest_index(cards)
+        if wants:
+            score = 20 - popcount(cards) if suit == 0 else 40 + popcount(cards)
+        else:
+            score = popcount(others & _above(low)) + (0 if suit == 0 else 20)
+        if score > best_score:
+            best, best_score = low, score
+    return best
+
+
+@numba.njit(cache=True)
+def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, blind):
+    legal = legal_nb(hands[seat], led, best_led, best_spade, head, must_trump)
+    if legal & (legal - 1) == 0:
+        return lowest_index(legal)
+    if k == 0:
+        return _lead(hands, seat, wants, blind)
+    best, best_value = -1, 1000
+    if wants:
+        # the cheapest card that surely wins, else the cheapest card
+        for pass_ in range(2):
+            rest = legal
+            while rest:
+                low = rest & -rest
+                card = lowest_index(low)
+                rest ^= low
+                if pass_ == 0 and not _holds(
+                    card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
+                ):
+                    continue
+                if _keep_value(card) < best_value:
+                    best, best_value = card, _keep_value(card)
+            if best >= 0:
+                return best
+        return best
+    # ducking: the most valuable card that loses now, else one a later seat beats, else low
+    for pass_ in range(2):
+        best_value = -1
+        rest = legal
+        while rest:
+            low = rest & -rest
+            card = lowest_index(low)
+            rest ^= low
+            if pass_ == 0 and _heads(card, led, best_led, best_spade):
+                continue
+            if pass_ == 1 and _holds(
+                card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
+            ):
+                continue
+            if _keep_value(card) > best_value:
+                best, best_value = card, _keep_value(card)
+        if best >= 0:
+            return best
+    rest = legal
+    best_value = 1000
+    while rest:
+        low = rest & -rest
+        card = lowest_index(low)
+        rest ^= low
+        if _keep_value(card) < best_value:
+            best, best_value = card, _keep_value(card)
+    return best
+
+
+@numba.njit(cache=True)
+def _wants(won, call, bhoos):
+    return bhoos or won < call or won > call + 1
+
+
+@numba.njit(cache=True)
+def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bhoos, eps, blind):
+    played = np.empty(4, np.int64)
+    led, best_led, best_spade, k = -1, -1, -1, 0
+    for card in trick:
+        led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
+        played[k] = card
+        k += 1
+    for _ in range(popcount(hands[0] | hands[1] | hands[2] | hands[3])):
+        if first >= 0:
+            card, first = first, -1
+        elif eps > 0 and np.random.random() < eps:
+            legal = legal_nb(hands[seat], led, best_led, best_spade, head, must_trump)
+            for _ in range(int(np.random.random() * popcount(legal))):
+                legal &= legal - 1
+            card = lowest_index(legal)
+        else:
+            wants = _wants(won[seat], calls[seat], bhoos)
+            card = _choose(
+                hands, seat, k, led, best_led, best_spade, head, must_trump, wants, blind == seat
+            )
+        hands[seat] ^= np.int64(1) << card
+        led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
+        played[k] = card
+        k += 1
+        if k < 4:
+            seat = (seat + 1) % 4
+            continue
+        best = winner_nb(led, best_led, best_spade)
+        for i in range(4):
+            if played[i] == best:
+                seat = (leader + i) % 4
+        won[seat] += 1
+        leader, k, led, best_led, best_spade = seat, 0, -1, -1, -1
+    return won
+
+
+@numba.njit(cache=True)
+def playouts(
+    hands, calls, first, to_act, leader, trick, won, head, must_trump, bhoos, eps, blind, seed
+):
+    """Tricks won by each seat after playing out row ``w``: deal ``hands[w]`` with calls
+    ``calls[w]``, the seat to act playing ``first[w]`` (or the policy's card when -1), every
+    later card chosen by the policy (or, with chance ``eps``, uniformly at random). Seat
+    ``blind`` (the searching seat; -1 for none) plays without looking at the other hands: a
+    determinised deal must not let the searcher count on knowing them later."""
+    np.random.seed(seed)
+    n = hands.shape[0]
+    out = np.empty((n, 4), np.int64)
+    for w in range(n):
+        out[w] = _playout(
+            hands[w].copy(),
+            calls[w],
+            to_act,
+            leader,
+            trick,
+            won.copy(),
+            first[w],
+            head,
+            must_trump,
+            bhoos,
+            eps,
+            blind,
+        )
+    return out
