@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
@@ -77,8 +79,12 @@ def test_setup_on_a_ready_machine_installs_nothing_and_says_so(monkeypatch):
     result = CliRunner().invoke(main, ["setup"])
     assert result.exit_code == 0, result.output
     assert "sandbox: bubblewrap works" in result.stdout
-    assert "master bot: search cached (0 kernels compiled" in result.stdout  # built, then loaded
+    assert "master bot: search cached (" in result.stdout
     assert calls == []
+    # on disk: a fresh process (a bot's start) loads every kernel and compiles none
+    check = "from arena.bots.house.master.cache import warm; print(warm()[1])"
+    fresh = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
+    assert fresh.stdout.strip() == "0", fresh.stderr
 
 
 def test_setup_installs_what_is_missing_when_it_may(monkeypatch):
