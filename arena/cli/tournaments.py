@@ -296,7 +296,7 @@ def print_standings(db: Database, tournament_id: int) -> None:
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("bot", no_wrap=True)
     for column in COLUMNS:
-        table.add_column(column, justify="right", no_wrap=True)
+        table.add_column(column, justify="right")  # a header may wrap, never a number
     for rank, row in enumerate(rows, 1):
         r, st = row.rating, row.stats
         table.add_row(
