@@ -9,6 +9,7 @@ from pathlib import Path
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
 DEFAULT_SUBMISSIONS_PER_HOUR = 20
+DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minutes is lost
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,9 @@ class Settings:
     ``broker_configured``: ``ARENA_BROKER_URL`` is set, so uploaded bots are validated by
     Celery workers (else in the web process's own background thread);
     ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
-    ``submissions_per_hour``: uploads per user per hour (``ARENA_SUBMISSIONS_PER_HOUR``)."""
+    ``submissions_per_hour``: uploads per user per hour (``ARENA_SUBMISSIONS_PER_HOUR``);
+    ``pending_timeout_s``: seconds after which a version still pending has lost its
+    validation and a sweep starts it again (``ARENA_PENDING_TIMEOUT``)."""
 
     database_url: str
     data_dir: Path
@@ -31,6 +34,7 @@ class Settings:
     broker_configured: bool = False
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
+    pending_timeout_s: float = DEFAULT_PENDING_TIMEOUT_S
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -45,6 +49,9 @@ class Settings:
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(
                 env, "ARENA_SUBMISSIONS_PER_HOUR", int, DEFAULT_SUBMISSIONS_PER_HOUR, minimum=1
+            ),
+            pending_timeout_s=_number(
+                env, "ARENA_PENDING_TIMEOUT", float, DEFAULT_PENDING_TIMEOUT_S, minimum=1
             ),
         )
 

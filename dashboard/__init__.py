@@ -23,6 +23,7 @@ from dashboard.leaderboard import leaderboard
 from dashboard.logs import logs
 from dashboard.matches import matches
 from dashboard.organiser import organiser
+from dashboard.submitting import sweep_lost_validations
 from dashboard.tournaments import tournaments
 from dashboard.uploads import uploads
 
@@ -44,4 +45,5 @@ def create_app(database: Database | None = None, runtime: Runtime | None = None,
     register_errors(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    sweep_lost_validations(app)
     return app

@@ -4,12 +4,14 @@ call that stores an upload for the signed-in (or token) user."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import BinaryIO
 
-from flask import current_app, request
+from flask import Flask, current_app, request
 
 from arena.config import Settings
 from arena.submissions import EmbeddedValidation, Validator, submit_version
+from arena.submissions.sweep import sweep_periodically
 from arena.submissions.upload import shown_name, too_big
 from arena.tournaments.registry import Runtime
 from dashboard.db import database
@@ -36,6 +38,14 @@ def validator() -> Validator:
             chosen = BrokerValidation(embedded)
         current_app.extensions["arena_validator"] = chosen
     return current_app.extensions["arena_validator"]
+
+
+def sweep_lost_validations(app: Flask) -> None:
+    """Restart, now and periodically, the validations a killed process or a lost broker job
+    left pending (``ARENA_PENDING_TIMEOUT``)."""
+    with app.app_context():
+        timeout = timedelta(seconds=runtime().settings.pending_timeout_s)
+        sweep_periodically(database(), validator(), timeout)
 
 
 def submit(

@@ -4,9 +4,10 @@ the workers run identical code (and the functions are tested without Celery)."""
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 
 from celery import Task
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_ready
 
 from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
 from arena.config import Settings
@@ -35,6 +36,18 @@ def context() -> tuple[Database, Runtime]:
 def _sweep(**_kwargs) -> None:
     """Bots a killed earlier worker on this machine left behind."""
     sweep_leftovers(SandboxPolicy.from_env())
+
+
+@worker_ready.connect
+def _requeue_lost_validations(**_kwargs) -> None:
+    """Validation jobs the broker lost (or web processes killed mid-validation): sent again."""
+    from arena.submissions import EmbeddedValidation
+    from arena.submissions.sweep import requeue_stale
+    from workers.validation import BrokerValidation  # imports this module: not at the top
+
+    db, runtime = context()
+    timeout = timedelta(seconds=runtime.settings.pending_timeout_s)
+    requeue_stale(db, BrokerValidation(EmbeddedValidation(db, runtime)), timeout)
 
 
 @app.task(bind=True, name="arena.run_match", max_retries=None)

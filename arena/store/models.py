@@ -118,6 +118,11 @@ class BotVersion(Base):
     status: Mapped[str] = mapped_column(String(16), default="pending")
     reason: Mapped[str] = mapped_column(Text, default="")
     created_at: Mapped[datetime] = _created()
+    # when its latest validation was started (upload, re-upload or a sweep's restart);
+    # a pending version whose start is long past lost its validation
+    validation_started_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), default=utcnow
+    )
 
     # joined: ``ref`` works on rows handed out after their session closed
     bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")

@@ -56,7 +56,7 @@ def submit_version(
             raise SubmissionError(
                 f"{shown}: its bot.toml names the bot {manifest['name']!r}, not {name!r}"
             )
-        version_id, status = _store(db, runtime, user_id, slot, data, manifest)
+        version_id, status = _store(db, runtime, user_id, slot, data, manifest, clock())
     except SubmissionError as exc:
         with db.session() as s:
             s.get(Submission, slot).error = str(exc)
@@ -75,7 +75,13 @@ def _require_sandbox(runtime: Runtime) -> None:
 
 
 def _store(
-    db: Database, runtime: Runtime, user_id: int, slot: int, data: bytes, manifest: dict
+    db: Database,
+    runtime: Runtime,
+    user_id: int,
+    slot: int,
+    data: bytes,
+    manifest: dict,
+    now: datetime,
 ) -> tuple[int, str]:
     try:
         with db.session() as s:
@@ -83,6 +89,8 @@ def _store(
             check_owner(s, user_id, manifest["name"])
             version = add_bot_version(s, runtime.blobs, data, manifest, owner=user)
             s.get(Submission, slot).bot_version_id = version.id
+            if version.status == "pending":  # validated (again) from now: the sweep waits
+                version.validation_started_at = now
             return version.id, version.status
     except StoreError as exc:  # a version string reused, or a race for a new bot name
         with db.session(read_only=True) as s:

@@ -24,7 +24,7 @@ _pool: tuple[int, ThreadPoolExecutor] | None = None
 _lock = threading.Lock()
 
 
-def _executor() -> ThreadPoolExecutor:
+def validation_thread() -> ThreadPoolExecutor:
     """This process's validation thread (made after a fork, never inherited)."""
     global _pool
     with _lock:
@@ -40,7 +40,7 @@ class EmbeddedValidation:
         self.db, self.runtime = db, runtime
 
     def __call__(self, version_id: int, manifest: dict | None = None) -> Future[str]:
-        return _executor().submit(run_validation, self.db, self.runtime, version_id)
+        return validation_thread().submit(run_validation, self.db, self.runtime, version_id)
 
 
 def run_validation(db: Database, runtime: Runtime, version_id: int) -> str:
@@ -50,7 +50,7 @@ def run_validation(db: Database, runtime: Runtime, version_id: int) -> str:
         return validate_stored(db, runtime, version_id).status
     except Exception as exc:  # a background thread: nobody else would see it
         log.exception("validation of bot version %s could not run", version_id)
-        reason = f"validation could not run ({exc}); upload it again later"
+        reason = f"validation could not run ({exc}); it will be tried again"
         try:
             with db.session() as s:
                 row = s.get(BotVersion, version_id)

@@ -5,11 +5,13 @@ dashboard's own thread."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
-from arena.store import Database, create_user, issue_token
+from arena.store import BlobStore, Database, add_bot_version, create_user, issue_token
+from arena.store.models import utcnow
 from tests.services.conftest import sample_copy
-from tests.submissions.conftest import BAD_BOTS
+from tests.submissions.conftest import BAD_BOTS, wait_verdict, zip_of
 from tests.submissions.live import live_dashboard, submit_cli
 from tests.workers import conftest as cluster
 from tests.workers.conftest import free_port
@@ -64,3 +66,17 @@ def test_a_broker_that_is_down_falls_back_to_the_dashboards_thread(cluster_db, t
     assert result.stdout.splitlines()[-1].endswith("is valid")
     assert len(unpacked(tmp_path / "server-data")) == 1
     assert "validating version" in (tmp_path / "dashboard.log").read_text()
+
+
+def test_a_starting_worker_sends_again_a_validation_the_broker_lost(
+    cluster_db, redis, workers, tmp_path
+):
+    folder = sample_copy(tmp_path / "lost", "celery-lost")
+    manifest = {"name": "celery-lost", "version": "1.0", "command": ["python3", "bot.py"]}
+    with cluster_db.session() as s:  # stored, its job sent an hour ago and never run
+        row = add_bot_version(s, BlobStore(tmp_path / "blobs"), zip_of(folder), manifest)
+        row.validation_started_at = utcnow() - timedelta(hours=1)
+        version_id = row.id
+    workers.start()
+    assert wait_verdict(cluster_db, version_id) == "valid", workers.logs()
+    assert workers.logs().count("arena.validate_bot") >= 1

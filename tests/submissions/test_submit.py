@@ -21,7 +21,7 @@ from arena.submissions import (
     submit_version,
     version_log,
 )
-from arena.submissions.validation import _executor as validation_thread
+from arena.submissions.validation import validation_thread
 from arena.tournaments.registry import Runtime
 from tests.services.conftest import sample_copy
 from tests.submissions.conftest import (
