@@ -7,6 +7,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from arena.bots.package import PackageError
 from arena.game import RULESETS
+from arena.ratings import DEFAULT_MODEL, MODELS
 from arena.referee import Clock
 from arena.store import StoreError, get_tournament
 from arena.tournaments.background import start_run, stop_run
@@ -29,12 +30,38 @@ def _number(field: str, default: int | None, low: int, high: int) -> int | None:
     return int(text)
 
 
+def _rating_model() -> str:
+    model = request.form.get("rating_model", DEFAULT_MODEL)
+    if model not in MODELS:
+        raise ValueError(f"rating model must be one of {', '.join(sorted(MODELS))}")
+    return model
+
+
+def _adaptive() -> tuple[int, int | None]:
+    """Extra adaptive matches and the top places they separate (None: all)."""
+    extra = _number("extra_matches", 0, 0, 1000)
+    top = _number("top", None, 2, 1000)
+    if top is not None and not extra:
+        raise ValueError("top places to separate need some extra matches")
+    return extra, top
+
+
+def _form_page(**extra):
+    return render_template(
+        "tournament_new.html",
+        choices=entrant_choices(session()),
+        rules=sorted(RULESETS),
+        models=sorted(MODELS),
+        default_model=DEFAULT_MODEL,
+        **extra,
+    )
+
+
 @organiser.route("/new", methods=["GET", "POST"])
 @admin_required
 def create():
-    choices = entrant_choices(session())
     if request.method == "GET":
-        return render_template("tournament_new.html", choices=choices, rules=sorted(RULESETS))
+        return _form_page()
     form = request.form
     try:
         rules = RULESETS.get(form.get("rules", "pagat"))
@@ -46,6 +73,7 @@ def create():
         clock = Clock(
             _number("decision_ms", 1000, 1, 60_000), _number("bank_ms", 10_000, 0, 600_000)
         )
+        extra_matches, top = _adaptive()
         t = new_tournament(
             database(),
             runtime(),
@@ -55,12 +83,12 @@ def create():
             clock=clock,
             tables=_number("tables", None, 1, 500),
             name=form.get("name", "").strip()[:128],
+            rating_model=_rating_model(),
+            adaptive_matches=extra_matches,
+            adaptive_top=top,
         )
     except ACTION_ERRORS as exc:
-        page = render_template(
-            "tournament_new.html", choices=choices, rules=sorted(RULESETS), error=str(exc)
-        )
-        return page, 400
+        return _form_page(error=str(exc)), 400
     return redirect(url_for("tournaments.show", tournament_id=t.id))
 
 

@@ -99,3 +99,39 @@ def test_organiser_stops_a_run_and_starts_it_again(organiser, db):
     post_form(organiser, f"/tournaments/{tid}/start", page=f"/tournaments/{tid}")
     state, _, run = _wait(db, tid, lambda st, status, run: status == "done", timeout_s=180)
     assert state["done"] == 2 and _gone(run.pid)
+
+
+def _tournaments(db) -> list[tuple[str, str, int, int | None]]:
+    with db.session(read_only=True) as s:
+        rows = s.scalars(select(Tournament).order_by(Tournament.id))
+        return [(t.name, t.rating_model, t.adaptive_matches, t.adaptive_top) for t in rows]
+
+
+def test_the_form_offers_the_rating_model_and_extra_matches(client, db):
+    make_user(db, "root", admin=True)
+    log_in(client, "root")
+    page = client.get("/tournaments/new").get_data(as_text=True)
+    assert "<option selected>margin</option>" in page and "<option>bradley-terry</option>" in page
+    assert 'name="extra_matches"' in page and 'name="top"' in page
+
+    before = _tournaments(db)  # the fixture's own
+    _create(client, name="default cup")
+    _create(client, name="bt cup", rating_model="bradley-terry", extra_matches="6", top="3")
+    assert _tournaments(db) == [
+        *before,
+        ("default cup", "margin", 0, None),
+        ("bt cup", "bradley-terry", 6, 3),
+    ]
+
+    refusals = {
+        "rating model must be one of bradley-terry, margin": {"rating_model": "elo"},
+        "extra matches must be a whole number from 0 to 1000": {"extra_matches": "-1"},
+        "top must be a whole number from 2 to 1000": {"extra_matches": "4", "top": "1"},
+        "top places to separate need some extra matches": {"top": "3"},
+    }
+    for message, fields in refusals.items():
+        data = {"bots": ENTRANTS, "name": "refused", **fields}
+        answer = post_form(client, "/tournaments/new", data, page="/tournaments/new")
+        assert answer.status_code == 400, fields
+        assert message in answer.get_data(as_text=True), fields
+    assert len(_tournaments(db)) == len(before) + 2  # a refused form stores nothing
