@@ -1,6 +1,6 @@
 """docker-compose.yml, checked without a Docker engine: every service is there with a health
 check, every build context and command exists in the project, the sandbox's privileges are
-the documented minimum."""
+the documented minimum, the dashboard is the real one on the stack's database."""
 
 from __future__ import annotations
 
@@ -61,3 +61,27 @@ def test_migrations_run_before_workers_and_workers_keep_minimal_privileges() -> 
     assert worker["cap_add"] == ["SYS_ADMIN"] and "privileged" not in worker
     assert worker["environment"]["ARENA_DATABASE_URL"].startswith("postgresql://")
     assert "--queues" in worker["command"]
+
+
+def test_the_dashboard_service_serves_the_real_dashboard_on_the_compose_postgres() -> None:
+    dashboard, postgres = SERVICES["dashboard"], SERVICES["postgres"]["environment"]
+    command = dashboard["command"]
+    assert command[:2] == ["arena", "dashboard"]
+    # every option is one `arena dashboard` takes (an unknown one fails before --help)
+    result = CliRunner().invoke(main, [*command[1:], "--help"])
+    assert result.exit_code == 0, result.output
+    # listens on every interface of its container, on the port published and health-checked
+    port = command[command.index("--port") + 1]
+    assert command[command.index("--host") + 1] == "0.0.0.0"
+    assert dashboard["ports"] == [f"{port}:{port}"]
+    assert f"http://127.0.0.1:{port}/" in dashboard["healthcheck"]["test"][-1]
+    env = dashboard["environment"]
+    user, password, name = (
+        postgres[k] for k in ("POSTGRES_USER", "POSTGRES_PASSWORD", "POSTGRES_DB")
+    )
+    assert env["ARENA_DATABASE_URL"] == f"postgresql://{user}:{password}@postgres:5432/{name}"
+    assert env["ARENA_BROKER_URL"] == SERVICES["worker"]["environment"]["ARENA_BROKER_URL"]
+    # the cookie key comes from the environment docker compose runs in, and is required
+    assert env["ARENA_SECRET_KEY"].startswith("${ARENA_SECRET_KEY:?")
+    assert "ARENA_SECRET_KEY" not in SERVICES["worker"]["environment"]  # only the web needs it
+    assert dashboard["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
