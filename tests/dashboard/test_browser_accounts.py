@@ -39,8 +39,10 @@ def test_sign_up_upload_watch_it_validate_and_keep_its_logs_private(page, served
     status = f"#version-{version_id} [data-field=status]"
     page.evaluate("window.sameDocument = true")  # gone if the page reloaded
     page.wait_for_function(
-        f"document.querySelector('{status}').textContent === 'valid'", timeout=120_000
+        f"document.querySelector('{status}').textContent !== 'pending'", timeout=180_000
     )
+    reason = page.locator(f"#version-{version_id} [data-field=reason]").text_content()
+    assert page.locator(status).text_content() == "valid", reason
     assert page.evaluate("window.sameDocument") is True
     shoot(page, "bot-submitted")
 
