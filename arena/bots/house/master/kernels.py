@@ -14,31 +14,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from arena.bots.house.master.bits import SPADES_BITS, above, heads, others, suit_mask, top
+from arena.bots.house.master.opponent import heuristic_play, shown_void, wants_tricks
 from arena.game.playout import add_nb, legal_nb, lowest_index, popcount, winner_nb
 
-SPADES_BITS = (1 << 13) - 1
 RUFF_SAFE = 2  # out cards of a suit per later seat for a blind seat to expect no ruff
-
-
-@numba.njit(cache=True)
-def _suit_mask(suit):
-    return np.int64(SPADES_BITS) << (13 * suit)
-
-
-@numba.njit(cache=True)
-def _above(card):
-    """The cards of ``card``'s suit ranking above it."""
-    suit = card // 13
-    return _suit_mask(suit) & ~((np.int64(1) << (card + 1)) - 1)
-
-
-@numba.njit(cache=True)
-def _top(mask):
-    index = -1
-    while mask:
-        mask >>= 1
-        index += 1
-    return index
+# A seat's playout policy: the greedy player seeing the sampled deal, the same player seeing
+# only which cards are out, or the opponent model (the compiled house heuristic).
+SIGHTED, BLIND, MODEL = 0, 1, 2
 
 
 @numba.njit(cache=True)
@@ -119,27 +102,9 @@ def _keep_value(card):
 
 
 @numba.njit(cache=True)
-def _heads(card, led, best_led, best_spade):
-    """Whether ``card`` would head the trick summarised (any card heads an empty trick)."""
-    if led < 0:
-        return True
-    a, b, c = add_nb(card, led, best_led, best_spade)
-    return winner_nb(a, b, c) == card
-
-
-@numba.njit(cache=True)
-def _others(hands, seat):
-    out = np.int64(0)
-    for s in range(4):
-        if s != seat:
-            out |= hands[s]
-    return out
-
-
-@numba.njit(cache=True)
 def _safe_from_ruff(out, suit, later):
     """Whether enough cards of ``suit`` are out that the ``later`` seats likely all follow."""
-    return popcount(out & _suit_mask(suit)) >= RUFF_SAFE * later
+    return popcount(out & suit_mask(suit)) >= RUFF_SAFE * later
 
 
 @numba.njit(cache=True)
@@ -147,11 +112,11 @@ def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, bl
     """Whether ``card`` heads the trick and no later seat can beat it with a legal card. A
     ``blind`` seat knows only which cards are out, not who holds them: it counts on a card
     only when no higher card of its suit is out and a ruff is unlikely."""
-    if not _heads(card, led, best_led, best_spade):
+    if not heads(card, led, best_led, best_spade):
         return False
     if blind:
-        out = _others(hands, seat)
-        if out & _above(card):
+        out = others(hands, seat)
+        if out & above(card):
             return False
         suit = card // 13
         return suit == 0 or not out & SPADES_BITS or _safe_from_ruff(out, suit, 3 - k)
@@ -161,7 +126,7 @@ def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, bl
         legal = legal_nb(hands[other], a, b, c, head, must_trump)
         while legal:
             low = legal & -legal
-            if _heads(lowest_index(low), a, b, c):
+            if heads(lowest_index(low), a, b, c):
                 return False
             legal ^= low
     return True
@@ -170,34 +135,34 @@ def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, bl
 @numba.njit(cache=True)
 def _lead(hands, seat, wants, blind):
     hand = hands[seat]
-    others = _others(hands, seat)
+    rest = others(hands, seat)
     if wants:  # cash a card nobody can beat or ruff
         for suit in (1, 2, 3, 0):
-            cards = hand & _suit_mask(suit)
+            cards = hand & suit_mask(suit)
             if not cards:
                 continue
-            top = _top(cards)
-            if others & _above(top):
+            high = top(cards)
+            if rest & above(high):
                 continue
             ruffed = False
-            if suit != 0 and others & SPADES_BITS:
+            if suit != 0 and rest & SPADES_BITS:
                 if blind:
-                    ruffed = not _safe_from_ruff(others, suit, 3)
+                    ruffed = not _safe_from_ruff(rest, suit, 3)
                 for s in range(4):
-                    if not blind and s != seat and not hands[s] & _suit_mask(suit):
+                    if not blind and s != seat and not hands[s] & suit_mask(suit):
                         ruffed = ruffed or hands[s] & SPADES_BITS != 0
             if not ruffed:
-                return top
+                return high
     best, best_score = -1, -1
     for suit in (1, 2, 3, 0):
-        cards = hand & _suit_mask(suit)
+        cards = hand & suit_mask(suit)
         if not cards:
             continue
         low = lowest_index(cards)
         if wants:
             score = 20 - popcount(cards) if suit == 0 else 40 + popcount(cards)
         else:
-            score = popcount(others & _above(low)) + (0 if suit == 0 else 20)
+            score = popcount(rest & above(low)) + (0 if suit == 0 else 20)
         if score > best_score:
             best, best_score = low, score
     return best
@@ -236,7 +201,7 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, 
             low = rest & -rest
             card = lowest_index(low)
             rest ^= low
-            if pass_ == 0 and _heads(card, led, best_led, best_spade):
+            if pass_ == 0 and heads(card, led, best_led, best_spade):
                 continue
             if pass_ == 1 and _holds(
                 card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
@@ -258,12 +223,9 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, 
 
 
 @numba.njit(cache=True)
-def _wants(won, call, bhoos):
-    return bhoos or won < call or won > call + 1
-
-
-@numba.njit(cache=True)
-def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bhoos, eps, blind):
+def _playout(
+    hands, calls, seat, leader, trick, won, first, voids, head, must_trump, bhoos, eps, policy
+):
     played = np.empty(4, np.int64)
     led, best_led, best_spade, k = -1, -1, -1, 0
     for card in trick:
@@ -271,6 +233,7 @@ def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bh
         played[k] = card
         k += 1
     for _ in range(popcount(hands[0] | hands[1] | hands[2] | hands[3])):
+        wants = wants_tricks(won[seat], calls[seat], bhoos)
         if first >= 0:
             card, first = first, -1
         elif eps > 0 and np.random.random() < eps:
@@ -278,12 +241,35 @@ def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bh
             for _ in range(int(np.random.random() * popcount(legal))):
                 legal &= legal - 1
             card = lowest_index(legal)
+        elif policy[seat] == MODEL:
+            card = heuristic_play(
+                hands[seat],
+                others(hands, seat),
+                voids,
+                seat,
+                k,
+                led,
+                best_led,
+                best_spade,
+                head,
+                must_trump,
+                wants,
+            )
         else:
-            wants = _wants(won[seat], calls[seat], bhoos)
             card = _choose(
-                hands, seat, k, led, best_led, best_spade, head, must_trump, wants, blind == seat
+                hands,
+                seat,
+                k,
+                led,
+                best_led,
+                best_spade,
+                head,
+                must_trump,
+                wants,
+                policy[seat] == BLIND,
             )
         hands[seat] ^= np.int64(1) << card
+        shown_void(card, seat, led, best_spade, must_trump, voids)
         led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
         played[k] = card
         k += 1
@@ -301,13 +287,28 @@ def _playout(hands, calls, seat, leader, trick, won, first, head, must_trump, bh
 
 @numba.njit(cache=True)
 def playouts(
-    hands, calls, first, to_act, leader, trick, won, head, must_trump, bhoos, eps, blind, seed
+    hands,
+    calls,
+    first,
+    to_act,
+    leader,
+    trick,
+    won,
+    voids,
+    head,
+    must_trump,
+    bhoos,
+    eps,
+    policy,
+    seed,
 ):
     """Tricks won by each seat after playing out row ``w``: deal ``hands[w]`` with calls
-    ``calls[w]``, the seat to act playing ``first[w]`` (or the policy's card when -1), every
-    later card chosen by the policy (or, with chance ``eps``, uniformly at random). Seat
-    ``blind`` (the searching seat; -1 for none) plays without looking at the other hands: a
-    determinised deal must not let the searcher count on knowing them later."""
+    ``calls[w]``, the seat to act playing ``first[w]`` (or its policy's card when -1), every
+    later card chosen by the seat's ``policy`` (SIGHTED, BLIND or MODEL; or, with chance
+    ``eps``, uniformly at random). ``voids`` are the voids shown before the playout starts
+    (the model reads them as the heuristic does). A searching seat plays BLIND or by the
+    MODEL, which see only which cards are out: a determinised deal must not let it count on
+    knowing the hidden hands later."""
     np.random.seed(seed)
     n = hands.shape[0]
     out = np.empty((n, 4), np.int64)
@@ -320,10 +321,11 @@ def playouts(
             trick,
             won.copy(),
             first[w],
+            voids.copy(),
             head,
             must_trump,
             bhoos,
             eps,
-            blind,
+            policy,
         )
     return out

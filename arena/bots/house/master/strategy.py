@@ -1,9 +1,11 @@
 """The master bot: calls and cards chosen by determinised search under a time budget.
 
-Each decision samples deals of the unseen cards consistent with what the seat has seen
-(``inference``), weights them by how well they explain the calls, plays every option out on
-every sample with the compiled policy (``kernels``), and picks the option with the best
-expected deal score under the ruleset's own scoring (``score_tenths``), not the most tricks.
+Each decision samples deals of the unseen cards that the rules allow after what the seat has
+seen (``inference``), in proportion to how well they explain the other seats' calls and cards
+(``reading``), plays every option out on every sample (``kernels``: the other seats by the
+opponent model, this seat by a policy that sees only what it will see), and picks the option
+with the best expected deal score under the ruleset's own scoring (``score_tenths``), not the
+most tricks.
 It samples in batches until the budget is spent, or stops early once no other option can
 beat the leader by more than a twentieth of a point.
 """
@@ -16,23 +18,26 @@ from collections.abc import Callable
 import numpy as np
 
 from arena.bots.house.base import HouseBot
-from arena.bots.house.calling import choose_call, estimate_tricks
-from arena.bots.house.master.inference import Inference, call_likelihood, infer
+from arena.bots.house.master.inference import Inference, infer
+from arena.bots.house.master.reading import call_shift, history, voids_now
 from arena.game import Card, Observation
 from arena.game.cards import ABOVE, SUIT_OF
 from arena.game.scoring import score_tenths
 from arena.game.tricks import head_code
+
+MODEL = 2  # kernels.MODEL, without importing the compiled module before the cache is ready
 
 BATCH = 32  # samples per batch
 MIN_SAMPLES = 512  # before any early stop (more measured a little stronger)
 CLEAR_Z = 3.0  # standard errors of the early-stop test
 INDIFFERENT = 0.5  # tenths of a point: a gain too small to keep searching for
 EPSILON = 0.05  # chance that a playout move is random instead of the policy's
-# Under pagat the searching seat plays its later cards in the playouts without seeing the
-# sampled hands: a seat that knows them would duck now counting on tricks it then cannot be
-# sure of, and the calls overshot the tricks actually taken by 0.4 on average. Under bhoos,
-# where a made call is rarely lost by a trick too many, sighted playouts measured better.
-BLIND_SCORING = ("pagat",)
+SLIP = 0.1  # chance that another seat calls or plays unlike the opponent model
+BURN, THIN = 60, 3  # swaps of the sampling chain before its first deal, and between deals
+# The searching seat's own later cards in the playouts: a seat that saw the sampled hands
+# would duck now counting on tricks it then cannot be sure of (sighted playouts made the
+# calls overshoot the tricks taken by 0.4 a deal). The model sees only what is out.
+OWN_POLICY = MODEL
 CARDS_PER_DEAL = 13
 
 
@@ -79,28 +84,26 @@ class MasterBot(HouseBot):
         know = infer(obs)
         rules = obs.rules
         tables = np.array([[score_tenths(k, t, rules) for t in range(14)] for k in options])
-        known = list(obs.calls)
+        known = np.array([-1 if c is None else c for c in obs.calls], np.int64)
+        later = [s for s in range(4) if s != obs.seat and obs.calls[s] is None]
         leader = (obs.dealer + 1) % 4
+        deals = self._reader(obs, know)
 
         def batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-            hands = self._sample(know, n, seed)
-            weights = self._weights(hands, know, obs)
-            calls = np.zeros((n, 4), np.int64)
-            for s in range(4):
-                if s == obs.seat:
-                    continue
-                if known[s] is not None:
-                    calls[:, s] = known[s]
-                else:  # a later caller: as a sensible player with that hand would
-                    for w in range(n):
-                        est = estimate_tricks(int(hands[w, s]))
-                        calls[w, s] = choose_call(est, rules.scoring, obs.legal_calls)
+            from arena.bots.house.master.opponent import heuristic_call
+
+            hands = deals(n, seed)
+            calls = np.tile(known, (n, 1))
+            shift = call_shift(obs)
+            for w in range(n):  # a later caller calls as the model would with its hand
+                for s in later:
+                    calls[w, s] = heuristic_call(hands[w, s], shift, rules.min_call, rules.max_call)
             k = len(options)
             rows = np.tile(calls, (k, 1))
             rows[:, obs.seat] = np.repeat(np.array(options, np.int64), n)
             won = self._playouts(np.tile(hands, (k, 1)), rows, np.full(k * n, -1), obs, leader)
             mine = won[:, obs.seat].reshape(k, n)
-            return np.take_along_axis(tables, mine, axis=1), weights
+            return np.take_along_axis(tables, mine, axis=1), np.ones(n)
 
         return options[self._search(obs, len(options), batch, start, timing)]
 
@@ -117,14 +120,15 @@ class MasterBot(HouseBot):
         table = np.array([score_tenths(obs.calls[obs.seat] or 0, t, obs.rules) for t in range(14)])
         calls = np.array([c or 0 for c in obs.calls], np.int64)
 
+        deals = self._reader(obs, know)
+
         def batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-            hands = self._sample(know, n, seed)
-            weights = self._weights(hands, know, obs)
+            hands = deals(n, seed)
             k = len(options)
             first = np.repeat(np.array(options, np.int64), n)
             rows = np.tile(calls, (k * n, 1))
             won = self._playouts(np.tile(hands, (k, 1)), rows, first, obs, obs.current.leader)
-            return table[won[:, obs.seat]].reshape(k, n), weights
+            return table[won[:, obs.seat]].reshape(k, n), np.ones(n)
 
         return options[self._search(obs, len(options), batch, start, timing)]
 
@@ -162,27 +166,48 @@ class MasterBot(HouseBot):
         self.last_samples = done
         return int(np.argmax(totals))
 
-    def _sample(self, know: Inference, n: int, seed: int) -> np.ndarray:
-        from arena.bots.house.master import kernels
+    def _reader(self, obs: Observation, know: Inference) -> Callable[[int, int], np.ndarray]:
+        """Deals of the hidden cards for this decision, drawn in proportion to how well they
+        explain the other seats' calls and plays (``reading.mh_deals``). Each batch starts a
+        new chain from a uniform sample the rules allow."""
+        from arena.bots.house.master import kernels, reading
 
         cards = [c for c in range(52) if know.unseen >> c & 1]
-        allowed = np.array([know.allowed(c) for c in cards], np.int64)
+        allowed = np.zeros(52, np.int64)
+        for c in cards:
+            allowed[c] = know.allowed(c)
         fixed = np.zeros(4, np.int64)
         fixed[know.seat] = know.hand
         need = np.array(know.need, np.int64)
-        return kernels.sample_hands(n, seed, fixed, np.array(cards, np.int64), allowed, need)
+        unseen = np.array(cards, np.int64)
+        events = history(obs)
+        calls = np.array([-1 if c is None else c for c in obs.calls], np.int64)
+        played_by = np.array(know.played_by, np.int64)
+        rules = obs.rules
 
-    def _weights(self, hands: np.ndarray, know: Inference, obs: Observation) -> np.ndarray:
-        """Each sample's likelihood of the calls already made (1 for none)."""
-        weights = np.ones(hands.shape[0])
-        for s, call in enumerate(obs.calls):
-            if s == obs.seat or call is None:
-                continue
-            for w in range(hands.shape[0]):
-                dealt = int(hands[w, s]) | know.played_by[s]
-                weights[w] *= call_likelihood(dealt, call, obs)
-        total = weights.sum()
-        return weights / total * len(weights) if total > 0 else np.ones(hands.shape[0])
+        def deals(n: int, seed: int) -> np.ndarray:
+            start = kernels.sample_hands(1, seed, fixed, unseen, allowed[unseen], need)[0]
+            out, _ = reading.mh_deals(
+                n,
+                seed,
+                start,
+                know.seat,
+                allowed,
+                played_by,
+                events,
+                calls,
+                call_shift(obs),
+                rules.min_call,
+                rules.max_call,
+                SLIP,
+                head_code(rules),
+                rules.must_trump,
+                BURN,
+                THIN,
+            )
+            return out
+
+        return deals
 
     def _playouts(
         self, hands: np.ndarray, calls: np.ndarray, first: np.ndarray, obs: Observation, leader
@@ -200,11 +225,12 @@ class MasterBot(HouseBot):
             leader,
             trick,
             np.array(obs.won, np.int64),
+            voids_now(obs),
             head_code(rules),
             rules.must_trump,
             rules.scoring == "bhoos",
             EPSILON,
-            obs.seat if rules.scoring in BLIND_SCORING else -1,
+            np.array([OWN_POLICY if s == obs.seat else MODEL for s in range(4)], np.int64),
             self._rng.getrandbits(31),
         )
 
