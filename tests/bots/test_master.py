@@ -240,7 +240,8 @@ def test_sampler_never_dead_ends_on_tight_constraints():
 @settings(max_examples=60, deadline=None)
 @positions
 def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
-    """Every remaining trick goes to someone, tricks already won stay won, sighted or blind."""
+    """Every remaining trick goes to someone, tricks already won stay won, whatever policy
+    each seat plays by (the model reads the voids the deal has shown)."""
     from arena.bots.house.master import kernels
 
     deal = midway(rules, seed, cards)
@@ -249,7 +250,10 @@ def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
     calls = np.tile(np.array(deal.calls, np.int64), (n, 1))
     first = np.array([deal.legal_cards()[0]] * (n // 2) + [-1] * (n // 2), np.int64)
     trick = np.array([int(c) for c in deal.trick], np.int64)
-    for blind in (-1, deal.to_act):
+    voids = np.array(scan(deal.observation(deal.to_act))[1], np.int64)
+    own = np.array([kernels.SIGHTED] * 4, np.int64)
+    own[deal.to_act] = kernels.BLIND
+    for policy in (np.full(4, kernels.SIGHTED), own, np.full(4, kernels.MODEL)):
         won = kernels.playouts(
             hands,
             calls,
@@ -258,11 +262,14 @@ def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
             deal.leader,
             trick,
             np.array(deal.won, np.int64),
+            voids,
             head_code(rules),
             rules.must_trump,
             rules.scoring == "bhoos",
             0.05,
-            blind,
+            policy.astype(np.int64),
+            4,
+            np.arange(14, dtype=np.int64),
             seed,
         )
         assert (won.sum(axis=1) == 13).all()

@@ -43,7 +43,7 @@ def prepare(scratch: Path | None = None) -> Path | None:
     target = root / UserProvidedCacheLocator.get_suitable_cache_subpath(str(source))
     target.mkdir(parents=True, exist_ok=True)
     if pycache.is_dir():
-        for entry in pycache.glob(f"{source.stem}.*.nb[ic]"):
+        for entry in pycache.glob("*.nb[ic]"):  # every compiled module of the package
             shutil.copyfile(entry, target / entry.name)
     numba.config.CACHE_DIR = str(root)
     return root
@@ -55,9 +55,9 @@ def warm() -> tuple[float, int]:
     Run it before serving, so that the first decision does not pay for it."""
     import numpy as np
 
-    from arena.bots.house.master import kernels
+    from arena.bots.house.master import kernels, opponent, reading
 
-    searched = (kernels.sample_hands, kernels.playouts)
+    searched = (kernels.sample_hands, kernels.playouts, reading.mh_deals, opponent.heuristic_call)
     before = _compiled(searched)  # an earlier warm-up in this process counts no more
     start = time.perf_counter()
     one_each = np.array([1, 2, 4, 8], np.int64)  # a one-trick deal: seat s holds card 13 * s
@@ -77,13 +77,35 @@ def warm() -> tuple[float, int]:
         1,
         np.zeros(0, np.int64),
         np.zeros(4, np.int64),
+        np.zeros(4, np.int64),
         0,
         True,
         False,
         0.05,
+        np.array([kernels.SIGHTED, kernels.BLIND, kernels.MODEL, kernels.MODEL], np.int64),
         1,
+        np.zeros(14, np.int64),
         0,
     )
+    reading.mh_deals(
+        1,
+        0,
+        hands[0],
+        0,
+        np.array([0] * 13 + [2] * 13 + [4] * 13 + [8] * 13, np.int64),
+        np.zeros(4, np.int64),
+        np.zeros((0, 9), np.int64),
+        np.full(4, -1, np.int64),
+        0.35,
+        1,
+        13,
+        0.1,
+        0,
+        True,
+        1,
+        1,
+    )
+    opponent.heuristic_call(hands[0][1], 0.35, 1, 13)
     return time.perf_counter() - start, _compiled(searched) - before
 
 

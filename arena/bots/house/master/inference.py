@@ -8,22 +8,17 @@ must-head). Those cards are excluded from that player's hand for the rest of the
 blocking card is always enough to make a play illegal, so a hand is consistent with every
 play exactly when it holds none of the excluded cards.
 
-Soft evidence: a call says how strong the caller thought its hand was. The house heuristic's
-trick estimate gives the call a sensible player would make; a sampled hand whose estimate is
-far from the call it made is less likely (a Gaussian weight).
+Soft evidence (what a seat would have called and played with a hand, not only what the
+rules let it play) is read in ``reading``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from arena.bots.house.calling import BHOOS_SHIFT, PAGAT_SHIFT, estimate_tricks
 from arena.game import Observation
 from arena.game.cards import FULL_DECK, SUIT_MASK, mask_of
 from arena.game.tricks import add_card, head_code, legal_mask
-
-CALL_SD = 1.0  # trick-estimate error of a sensible caller, in tricks
 
 
 @dataclass(frozen=True)
@@ -83,16 +78,3 @@ def blocking(card: int, summary: tuple[int, int, int], head: int, must_trump: bo
         if other != card and not legal_mask(mine | 1 << other, *summary, head, must_trump) & mine:
             out |= 1 << other
     return out
-
-
-def call_likelihood(hand: int, call: int, obs: Observation) -> float:
-    """Relative chance that a sensible player with ``hand`` (as dealt) calls ``call``."""
-    rules = obs.rules
-    shift = PAGAT_SHIFT if rules.scoring == "pagat" else BHOOS_SHIFT
-    expected = estimate_tricks(hand) - shift
-    if call == rules.min_call:
-        expected = max(expected, call)  # "at least the minimum" says little more
-    elif call == rules.max_call:
-        expected = min(expected, call)
-    z = (expected - call) / CALL_SD
-    return math.exp(-0.5 * z * z)

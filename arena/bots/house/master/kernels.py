@@ -223,66 +223,174 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, 
 
 
 @numba.njit(cache=True)
-def _playout(
-    hands, calls, seat, leader, trick, won, first, voids, head, must_trump, bhoos, eps, policy
+def _policy_card(
+    hands, seat, k, led, best_led, best_spade, voids, head, must_trump, wants, eps, policy
 ):
-    played = np.empty(4, np.int64)
+    """The card ``seat`` plays by its ``policy`` (or, with chance ``eps``, a random one)."""
+    if eps > 0 and np.random.random() < eps:
+        legal = legal_nb(hands[seat], led, best_led, best_spade, head, must_trump)
+        for _ in range(int(np.random.random() * popcount(legal))):
+            legal &= legal - 1
+        return lowest_index(legal)
+    if policy[seat] == MODEL:
+        return heuristic_play(
+            hands[seat],
+            others(hands, seat),
+            voids,
+            seat,
+            k,
+            led,
+            best_led,
+            best_spade,
+            head,
+            must_trump,
+            wants,
+        )
+    return _choose(
+        hands, seat, k, led, best_led, best_spade, head, must_trump, wants, policy[seat] == BLIND
+    )
+
+
+@numba.njit(cache=True)
+def _put(card, seat, hands, won, voids, played, k, led, best_led, best_spade, leader, must_trump):
+    """Play ``card`` from ``seat``'s hand. Returns the seat to act next and the trick state
+    (leader, cards in the trick, its summary); a finished trick is counted in ``won``."""
+    hands[seat] ^= np.int64(1) << card
+    shown_void(card, seat, led, best_spade, must_trump, voids)
+    led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
+    played[k] = card
+    k += 1
+    if k < 4:
+        return (seat + 1) % 4, leader, k, led, best_led, best_spade
+    best = winner_nb(led, best_led, best_spade)
+    for i in range(4):
+        if played[i] == best:
+            seat = (leader + i) % 4
+    won[seat] += 1
+    return seat, seat, 0, -1, -1, -1
+
+
+@numba.njit(cache=True)
+def _start(trick, played):
+    """The summary of the trick in progress, its cards copied into ``played``."""
     led, best_led, best_spade, k = -1, -1, -1, 0
     for card in trick:
         led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
         played[k] = card
         k += 1
+    return k, led, best_led, best_spade
+
+
+@numba.njit(cache=True)
+def _playout(
+    hands, calls, seat, leader, trick, won, first, voids, head, must_trump, bhoos, eps, policy
+):
+    played = np.empty(4, np.int64)
+    k, led, best_led, best_spade = _start(trick, played)
     for _ in range(popcount(hands[0] | hands[1] | hands[2] | hands[3])):
-        wants = wants_tricks(won[seat], calls[seat], bhoos)
         if first >= 0:
             card, first = first, -1
-        elif eps > 0 and np.random.random() < eps:
-            legal = legal_nb(hands[seat], led, best_led, best_spade, head, must_trump)
-            for _ in range(int(np.random.random() * popcount(legal))):
-                legal &= legal - 1
-            card = lowest_index(legal)
-        elif policy[seat] == MODEL:
-            card = heuristic_play(
-                hands[seat],
-                others(hands, seat),
-                voids,
-                seat,
-                k,
-                led,
-                best_led,
-                best_spade,
-                head,
-                must_trump,
-                wants,
-            )
         else:
-            card = _choose(
+            wants = wants_tricks(won[seat], calls[seat], bhoos)
+            card = _policy_card(
                 hands,
                 seat,
                 k,
                 led,
                 best_led,
                 best_spade,
+                voids,
                 head,
                 must_trump,
                 wants,
-                policy[seat] == BLIND,
+                eps,
+                policy,
             )
-        hands[seat] ^= np.int64(1) << card
-        shown_void(card, seat, led, best_spade, must_trump, voids)
-        led, best_led, best_spade = add_nb(card, led, best_led, best_spade)
-        played[k] = card
-        k += 1
-        if k < 4:
-            seat = (seat + 1) % 4
-            continue
-        best = winner_nb(led, best_led, best_spade)
-        for i in range(4):
-            if played[i] == best:
-                seat = (leader + i) % 4
-        won[seat] += 1
-        leader, k, led, best_led, best_spade = seat, 0, -1, -1, -1
+        seat, leader, k, led, best_led, best_spade = _put(
+            card,
+            seat,
+            hands,
+            won,
+            voids,
+            played,
+            k,
+            led,
+            best_led,
+            best_spade,
+            leader,
+            must_trump,
+        )
     return won
+
+
+@numba.njit(cache=True)
+def _options(legal, hands, seat):
+    """The legal cards up to equivalence on a known deal: of a run of cards of one suit with
+    no card of another hand between them, only the lowest."""
+    out = np.empty(13, np.int64)
+    n = 0
+    rest = others(hands, seat)
+    previous = -1
+    while legal:
+        card = lowest_index(legal)
+        legal &= legal - 1
+        if previous >= 0 and previous // 13 == card // 13:
+            between = above(previous) & ~above(card) & ~(np.int64(1) << card)
+            if not rest & between:
+                previous = card
+                continue
+        out[n] = card
+        n += 1
+        previous = card
+    return out[:n]
+
+
+@numba.njit(cache=True)
+def _exact(
+    hands, calls, seat, leader, trick, won, first, voids, head, must_trump, bhoos, policy, table
+):
+    """Tricks won after ``first`` when the searching seat (``seat``) plays every later card
+    to the best final score ``table[tricks]`` on this deal, and the others by their policy
+    without random moves: every line of its own choices is played from the start (a
+    depth-first walk by replay, each own decision's options counted as it is reached)."""
+    me = seat
+    choice = np.zeros(13, np.int64)
+    radix = np.zeros(13, np.int64)
+    best_won = won.copy()
+    best_score = -(1 << 30)
+    played = np.empty(4, np.int64)
+    while True:
+        h, w, v = hands.copy(), won.copy(), voids.copy()
+        s, lead = seat, leader
+        k, led, best_led, best_spade = _start(trick, played)
+        j = -1  # own decisions made after the first card
+        for _ in range(popcount(h[0] | h[1] | h[2] | h[3])):
+            if j < 0 and s == me:
+                card = first
+                j = 0
+            elif s == me:
+                legal = legal_nb(h[s], led, best_led, best_spade, head, must_trump)
+                options = _options(legal, h, s)
+                radix[j] = options.shape[0]
+                card = options[choice[j]]
+                j += 1
+            else:
+                wants = wants_tricks(w[s], calls[s], bhoos)
+                card = _policy_card(
+                    h, s, k, led, best_led, best_spade, v, head, must_trump, wants, 0.0, policy
+                )
+            s, lead, k, led, best_led, best_spade = _put(
+                card, s, h, w, v, played, k, led, best_led, best_spade, lead, must_trump
+            )
+        if table[w[me]] > best_score:
+            best_score, best_won = table[w[me]], w
+        i = j - 1
+        while i >= 0 and choice[i] + 1 >= radix[i]:
+            choice[i] = 0
+            i -= 1
+        if i < 0:
+            return best_won
+        choice[i] += 1
 
 
 @numba.njit(cache=True)
@@ -300,6 +408,8 @@ def playouts(
     bhoos,
     eps,
     policy,
+    exact,
+    table,
     seed,
 ):
     """Tricks won by each seat after playing out row ``w``: deal ``hands[w]`` with calls
@@ -308,11 +418,30 @@ def playouts(
     ``eps``, uniformly at random). ``voids`` are the voids shown before the playout starts
     (the model reads them as the heuristic does). A searching seat plays BLIND or by the
     MODEL, which see only which cards are out: a determinised deal must not let it count on
-    knowing the hidden hands later."""
+    knowing the hidden hands later. When the seat to act holds at most ``exact`` cards and
+    plays ``first[w]``, its later cards are searched exhaustively on the deal instead
+    (``_exact``, for the final score ``table[tricks]``), the others playing their policy."""
     np.random.seed(seed)
     n = hands.shape[0]
     out = np.empty((n, 4), np.int64)
     for w in range(n):
+        if first[w] >= 0 and popcount(hands[w, to_act]) <= exact:
+            out[w] = _exact(
+                hands[w].copy(),
+                calls[w],
+                to_act,
+                leader,
+                trick,
+                won.copy(),
+                first[w],
+                voids.copy(),
+                head,
+                must_trump,
+                bhoos,
+                policy,
+                table,
+            )
+            continue
         out[w] = _playout(
             hands[w].copy(),
             calls[w],

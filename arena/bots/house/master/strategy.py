@@ -38,6 +38,7 @@ BURN, THIN = 60, 3  # swaps of the sampling chain before its first deal, and bet
 # would duck now counting on tricks it then cannot be sure of (sighted playouts made the
 # calls overshoot the tricks taken by 0.4 a deal). The model sees only what is out.
 OWN_POLICY = MODEL
+EXACT = 4  # cards in hand from which the seat's own later cards are searched exhaustively
 CARDS_PER_DEAL = 13
 
 
@@ -231,6 +232,10 @@ class MasterBot(HouseBot):
             rules.scoring == "bhoos",
             EPSILON,
             np.array([OWN_POLICY if s == obs.seat else MODEL for s in range(4)], np.int64),
+            EXACT if obs.phase != "calling" else 0,
+            np.array(
+                [score_tenths(obs.calls[obs.seat] or 0, t, rules) for t in range(14)], np.int64
+            ),
             self._rng.getrandbits(31),
         )
 
