@@ -80,7 +80,7 @@ def test_sampled_hands_respect_voids_and_make_every_play_seen_legal(rules, seed,
     know = infer(obs)
     _, voids = scan(obs)
     bot = MasterBot(seed)
-    hands = bot._sample(know, 40, seed)
+    hands = bot._reader(obs, know)(40, seed)  # the Metropolis chain keeps to the rules too
     later: dict[tuple[int, int], int] = {}  # (seat, trick) -> cards it played from then on
     plays = list(plays_seen(obs))
     for number, s, card, _ in plays:

@@ -9,6 +9,7 @@ break fails them.
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -17,9 +18,10 @@ import pytest
 from arena.bots.house import HeuristicBot
 from arena.bots.house.calling import choose_call, estimate_tricks
 from arena.bots.house.master import opponent
-from arena.bots.house.master.reading import call_shift, history, model_play, seat_loglik
-from arena.game import BHOOS, CALLING, PAGAT, Game, derive_seed
+from arena.bots.house.master.reading import call_shift, history, model_play, seat_loglik, voids_now
+from arena.game import BHOOS, CALLING, PAGAT, Deal, Game, derive_seed
 from arena.game.cards import mask_of
+from arena.game.scoring import score_tenths
 from arena.game.tricks import head_code
 from tests.bots.test_house import KNOBS
 
@@ -101,3 +103,71 @@ def test_loglik_rewards_the_hand_that_was_played():
             if seat_loglik(np.int64(swapped), *args) < true_ll:
                 worse += 1
     assert worse >= 12
+
+
+def _best_line(deal, me, table, bot) -> int:
+    """Brute force in Python on the engine's own Deal: the best final score ``me`` can reach
+    choosing every card of its own, the others playing the house heuristic."""
+    if deal.phase != "playing":
+        return table[deal.won[me]]
+    seat = deal.to_act
+    if seat != me:
+        after = copy.deepcopy(deal)
+        after.play(seat, bot.play(deal.observation(seat)))
+        return _best_line(after, me, table, bot)
+    best = None
+    for card in deal.legal_cards():
+        after = copy.deepcopy(deal)
+        after.play(seat, card)
+        value = _best_line(after, me, table, bot)
+        best = value if best is None else max(best, value)
+    return best
+
+
+@pytest.mark.parametrize("rules", [PAGAT, BHOOS], ids=["pagat", "bhoos"])
+def test_exact_search_finds_the_best_own_line(rules):
+    """``kernels`` searching the last cards exhaustively reaches the best score a brute force
+    over every own line on the engine's Deal reaches, with the others playing the heuristic
+    (the kernel searches one card of each run of equivalent cards, so it may at most tie)."""
+    from arena.bots.house.master import kernels
+
+    bot = HeuristicBot(seed=0)
+    equal = total = 0
+    for g in range(40):
+        rng = random.Random(g)
+        deal = Deal(rules, seed=derive_seed("exact", g), dealer=g % 4)
+        while deal.phase == CALLING:
+            deal.call(deal.to_act, rng.choice(list(deal.legal_calls())[:4]))
+        for _ in range(36 + g % 4):  # random play down to the last three or four tricks
+            deal.play(deal.to_act, rng.choice(deal.legal_cards()))
+        me = deal.to_act
+        table = [score_tenths(deal.calls[me], t, rules) for t in range(14)]
+        obs = deal.observation(me)
+        for first in deal.legal_cards():
+            after = copy.deepcopy(deal)
+            after.play(me, first)
+            expected = _best_line(after, me, table, bot)
+            won = kernels.playouts(
+                np.array([deal.hands], np.int64),
+                np.array([deal.calls], np.int64),
+                np.array([int(first)], np.int64),
+                me,
+                deal.leader,
+                np.array([int(c) for c in deal.trick], np.int64),
+                np.array(deal.won, np.int64),
+                voids_now(obs),
+                head_code(rules),
+                rules.must_trump,
+                rules.scoring == "bhoos",
+                0.5,  # random moves are never taken by the exhaustive search
+                np.full(4, kernels.MODEL, np.int64),
+                13,
+                np.array(table, np.int64),
+                g,
+            )[0]
+            assert won.sum() == 13
+            got = table[won[me]]
+            assert got <= expected
+            equal += got == expected
+            total += 1
+    assert equal >= 0.95 * total, (equal, total)

@@ -19,7 +19,6 @@ import numpy as np
 
 from arena.bots.house.base import HouseBot
 from arena.bots.house.master.inference import Inference, infer
-from arena.bots.house.master.reading import call_shift, history, voids_now
 from arena.game import Card, Observation
 from arena.game.cards import ABOVE, SUIT_OF
 from arena.game.scoring import score_tenths
@@ -38,6 +37,8 @@ BURN, THIN = 60, 3  # swaps of the sampling chain before its first deal, and bet
 # would duck now counting on tricks it then cannot be sure of (sighted playouts made the
 # calls overshoot the tricks taken by 0.4 a deal). The model sees only what is out.
 OWN_POLICY = MODEL
+CALL_OPTIMISM = 0.0  # chance the calling simulation counts one trick more than it took
+CALL_POLICY = MODEL  # the seat's own cards when the calling simulation plays the deal out
 EXACT = 4  # cards in hand from which the seat's own later cards are searched exhaustively
 CARDS_PER_DEAL = 13
 
@@ -89,22 +90,28 @@ class MasterBot(HouseBot):
         later = [s for s in range(4) if s != obs.seat and obs.calls[s] is None]
         leader = (obs.dealer + 1) % 4
         deals = self._reader(obs, know)
+        from arena.bots.house.master.opponent import heuristic_call
+        from arena.bots.house.master.reading import call_shift
+
+        shift = call_shift(obs)
 
         def batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-            from arena.bots.house.master.opponent import heuristic_call
-
             hands = deals(n, seed)
             calls = np.tile(known, (n, 1))
-            shift = call_shift(obs)
             for w in range(n):  # a later caller calls as the model would with its hand
                 for s in later:
                     calls[w, s] = heuristic_call(hands[w, s], shift, rules.min_call, rules.max_call)
             k = len(options)
             rows = np.tile(calls, (k, 1))
             rows[:, obs.seat] = np.repeat(np.array(options, np.int64), n)
-            won = self._playouts(np.tile(hands, (k, 1)), rows, np.full(k * n, -1), obs, leader)
+            won = self._playouts(
+                np.tile(hands, (k, 1)), rows, np.full(k * n, -1), obs, leader, CALL_POLICY
+            )
             mine = won[:, obs.seat].reshape(k, n)
-            return np.take_along_axis(tables, mine, axis=1), np.ones(n)
+            more = np.minimum(mine + 1, 13)
+            scores = (1 - CALL_OPTIMISM) * np.take_along_axis(tables, mine, axis=1)
+            scores += CALL_OPTIMISM * np.take_along_axis(tables, more, axis=1)
+            return scores, np.ones(n)
 
         return options[self._search(obs, len(options), batch, start, timing)]
 
@@ -128,7 +135,9 @@ class MasterBot(HouseBot):
             k = len(options)
             first = np.repeat(np.array(options, np.int64), n)
             rows = np.tile(calls, (k * n, 1))
-            won = self._playouts(np.tile(hands, (k, 1)), rows, first, obs, obs.current.leader)
+            won = self._playouts(
+                np.tile(hands, (k, 1)), rows, first, obs, obs.current.leader, OWN_POLICY
+            )
             return table[won[:, obs.seat]].reshape(k, n), np.ones(n)
 
         return options[self._search(obs, len(options), batch, start, timing)]
@@ -173,6 +182,8 @@ class MasterBot(HouseBot):
         new chain from a uniform sample the rules allow."""
         from arena.bots.house.master import kernels, reading
 
+        events = reading.history(obs)
+        shift = reading.call_shift(obs)
         cards = [c for c in range(52) if know.unseen >> c & 1]
         allowed = np.zeros(52, np.int64)
         for c in cards:
@@ -181,7 +192,6 @@ class MasterBot(HouseBot):
         fixed[know.seat] = know.hand
         need = np.array(know.need, np.int64)
         unseen = np.array(cards, np.int64)
-        events = history(obs)
         calls = np.array([-1 if c is None else c for c in obs.calls], np.int64)
         played_by = np.array(know.played_by, np.int64)
         rules = obs.rules
@@ -197,7 +207,7 @@ class MasterBot(HouseBot):
                 played_by,
                 events,
                 calls,
-                call_shift(obs),
+                shift,
                 rules.min_call,
                 rules.max_call,
                 SLIP,
@@ -211,9 +221,15 @@ class MasterBot(HouseBot):
         return deals
 
     def _playouts(
-        self, hands: np.ndarray, calls: np.ndarray, first: np.ndarray, obs: Observation, leader
+        self,
+        hands: np.ndarray,
+        calls: np.ndarray,
+        first: np.ndarray,
+        obs: Observation,
+        leader: int,
+        own: int,
     ) -> np.ndarray:
-        from arena.bots.house.master import kernels
+        from arena.bots.house.master import kernels, reading
 
         rules = obs.rules
         trick = np.array([int(c) for c in obs.current.cards], np.int64)
@@ -226,12 +242,12 @@ class MasterBot(HouseBot):
             leader,
             trick,
             np.array(obs.won, np.int64),
-            voids_now(obs),
+            reading.voids_now(obs),
             head_code(rules),
             rules.must_trump,
             rules.scoring == "bhoos",
             EPSILON,
-            np.array([OWN_POLICY if s == obs.seat else MODEL for s in range(4)], np.int64),
+            np.array([own if s == obs.seat else MODEL for s in range(4)], np.int64),
             EXACT if obs.phase != "calling" else 0,
             np.array(
                 [score_tenths(obs.calls[obs.seat] or 0, t, rules) for t in range(14)], np.int64
