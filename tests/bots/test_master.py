@@ -274,3 +274,23 @@ def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
         )
         assert (won.sum(axis=1) == 13).all()
         assert (won >= np.array(deal.won)).all()
+
+
+def test_stale_kernels_are_dropped_when_any_source_they_use_changes(tmp_path):
+    """numba checks a cached kernel against its own file only: a changed callee or constant
+    (the heuristic, the trick rules) must empty the cache instead."""
+    from arena.bots.house.master.cache import drop_stale
+
+    (tmp_path / "kernels.py").write_text("x = 1\n")
+    pycache = tmp_path / "__pycache__"
+    pycache.mkdir()
+    entry = pycache / "kernels.playouts-1.py311.nbi"
+    entry.write_bytes(b"old")
+    assert drop_stale(tmp_path)  # no fingerprint yet: nothing can be trusted
+    assert not entry.exists()
+    entry.write_bytes(b"new")
+    assert not drop_stale(tmp_path)  # same sources: the cache stays
+    assert entry.exists()
+    (tmp_path / "opponent.py").write_text("SAFE = 0.6\n")  # a module the kernels call
+    assert drop_stale(tmp_path)
+    assert not entry.exists()

@@ -5,12 +5,15 @@ write; inside the sandbox the ``arena`` package is bound read-only, so numba wou
 again at every start (seconds, against a start-up timeout). The cache is therefore built
 outside the sandbox (``arena setup``, or any run of the master outside one) and, when the
 source folder is read-only, ``prepare`` copies it into the bot's private ``/tmp`` and points
-numba there before the kernels are imported. numba checks each entry against a hash of the
-source, so a stale copy is recompiled, never trusted.
+numba there before the kernels are imported. numba checks each entry against its own
+source file only, not against the modules that file calls into or takes constants from (the
+heuristic, the trick rules); ``drop_stale`` therefore fingerprints all of them and empties
+the cache when any has changed, so a stale kernel is recompiled, never trusted.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -19,6 +22,14 @@ import time
 from pathlib import Path
 
 KERNELS = "arena.bots.house.master.kernels"
+# What the compiled kernels are built from: this package and the modules they inline.
+DEPENDS = (
+    "arena.game.tricks",
+    "arena.game.playout",
+    "arena.bots.house.calling",
+    "arena.bots.house.play",
+)
+FINGERPRINT = "sources.sha256"
 
 
 def kernel_source() -> Path:
@@ -26,6 +37,36 @@ def kernel_source() -> Path:
     if spec is None or spec.origin is None:  # pragma: no cover - the package is broken
         raise RuntimeError(f"cannot find {KERNELS}")
     return Path(spec.origin)
+
+
+def _fingerprint(package: Path) -> str:
+    digest = hashlib.sha256()
+    sources = sorted(package.glob("*.py"))
+    for name in DEPENDS:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin is not None:
+            sources.append(Path(spec.origin))
+    for source in sources:
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return digest.hexdigest()
+
+
+def drop_stale(package: Path | None = None) -> bool:
+    """Empty the package's numba cache when any source it was built from has changed since
+    (numba would trust a kernel whose callee changed). Returns whether it did; does nothing
+    where the cache is read-only (the sandbox: its copy was checked when it was built)."""
+    package = package or Path(__file__).parent
+    pycache = package / "__pycache__"
+    stamp = pycache / FINGERPRINT
+    if not pycache.is_dir() or not os.access(pycache, os.W_OK):
+        return False
+    current = _fingerprint(package)
+    if stamp.exists() and stamp.read_text() == current:
+        return False
+    for entry in pycache.glob("*.nb[ic]"):
+        entry.unlink(missing_ok=True)
+    stamp.write_text(current)
+    return True
 
 
 def prepare(scratch: Path | None = None) -> Path | None:
