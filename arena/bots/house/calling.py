@@ -4,10 +4,14 @@ The weights are a least-squares fit of the tricks this bot actually takes in sel
 (greedy play, 20,000 bhoos hands) on simple hand features; the residual SD is about 0.9 trick.
 Every spade is worth about half a trick (it wins a ruff or a late round), spades beyond the
 fourth about one, and the honours add on top of that.
+
+Written for CPython and numba alike (see ``cardsets``): the master compiles these functions
+as its model of how another seat calls.
 """
 
 from __future__ import annotations
 
+from arena.bots.house.cardsets import popcount
 from arena.game.cards import SPADE_MASK, SUIT_MASK
 
 ACE, KING, QUEEN, JACK = 12, 11, 10, 9
@@ -18,7 +22,7 @@ SHORT_SUIT = (0.67, 0.35)  # a side void or singleton, when there are spades to 
 
 def spade_tricks(spades: int) -> float:
     """Expected spade tricks from length and honours (``spades`` is a card mask)."""
-    n = spades.bit_count()
+    n = popcount(spades)
     value = PER_SPADE * n + LONG_SPADE * max(0, n - 4)
     if spades >> ACE & 1:
         value += 0.9
@@ -33,9 +37,9 @@ def spade_tricks(spades: int) -> float:
 
 def side_tricks(cards: int, can_ruff: bool) -> float:
     """Expected tricks from one side suit, given its holding as a 13-bit rank mask."""
-    n = cards.bit_count()
+    n = popcount(cards)
     value = SHORT_SUIT[n] if can_ruff and n < len(SHORT_SUIT) else 0.0
-    ace, king, queen = (cards >> r & 1 for r in (ACE, KING, QUEEN))
+    ace, king, queen = cards >> ACE & 1, cards >> KING & 1, cards >> QUEEN & 1
     value += 0.93 * ace
     if king:
         value += 0.57 if ace else (0.65 if n >= 2 else 0.0)
@@ -57,6 +61,12 @@ PAGAT_SHIFT = 0.35
 BHOOS_SHIFT = 0.7
 
 
+def call_for(estimate: float, shift: float, lowest: int, highest: int) -> int:
+    """The call for an estimate: rounded after the shift, clamped to ``lowest..highest``."""
+    call = int(estimate - shift + 0.5)
+    return min(max(call, lowest), highest)
+
+
 def choose_call(estimate: float, scoring: str, legal: tuple[int, ...]) -> int:
     """The call for an estimate, clamped to the legal range.
 
@@ -65,5 +75,4 @@ def choose_call(estimate: float, scoring: str, legal: tuple[int, ...]) -> int:
     call while an overtrick costs little, so it sits lower.
     """
     shift = PAGAT_SHIFT if scoring == "pagat" else BHOOS_SHIFT
-    call = int(estimate - shift + 0.5)
-    return min(max(call, legal[0]), legal[-1])
+    return call_for(estimate, shift, legal[0], legal[-1])

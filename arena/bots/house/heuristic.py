@@ -5,8 +5,9 @@ from __future__ import annotations
 from arena.bots.house.base import HouseBot
 from arena.bots.house.calling import choose_call, estimate_tricks
 from arena.bots.house.knowledge import View
-from arena.bots.house.play import duck, take
+from arena.bots.house.play import choose_card
 from arena.game import Card, Observation
+from arena.game.cards import CARDS, mask_of
 
 
 class HeuristicBot(HouseBot):
@@ -44,18 +45,34 @@ class HeuristicBot(HouseBot):
             return self._rng.choice(legal)
         if len(legal) == 1:
             return legal[0]
-        view = View(obs)
-        return take(view, legal) if wants_tricks(obs) else duck(view, legal)
+        v = View(obs)
+        wants = wants_tricks(obs.won[obs.seat], obs.calls[obs.seat] or 0, obs.rules.scoring)
+        return CARDS[
+            choose_card(
+                mask_of(legal),
+                v.hand,
+                v.unseen,
+                v.voids,
+                v.seat,
+                v.n,
+                v.led,
+                v.best_led,
+                v.best_spade,
+                wants,
+            )
+        ]
 
 
-def wants_tricks(obs: Observation) -> bool:
-    """Whether one more trick helps this seat.
+def wants_tricks(won: int, call: int, scoring: str) -> bool:
+    """Whether one more trick helps a seat that has ``won`` tricks on ``call``.
 
     Under bhoos every trick beyond the call still scores 0.1 and may sink an opponent's call.
     Under pagat the call fails above call + 1 tricks, so once the call is made the bot ducks,
     unless it has already overshot (then the deal is lost anyway and it spoils others').
     """
-    call, won = obs.calls[obs.seat] or 0, obs.won[obs.seat]
-    if obs.rules.scoring == "bhoos":
-        return True
-    return won < call or won > call + 1
+    return wants(won, call, scoring == "bhoos")
+
+
+def wants(won: int, call: int, bhoos: bool) -> bool:
+    """``wants_tricks`` for numba (see ``cardsets``): the scoring as a flag."""
+    return bhoos or won < call or won > call + 1

@@ -4,12 +4,17 @@ Everything is recomputed from the observation at each decision (a few microsecon
 bots keep no state between decisions and cannot drift out of sync with the referee. The trick
 summary and its winner come from the rules engine (``arena.game.tricks``): one copy of the
 rules.
+
+The functions below the ``View`` take plain ints and an indexable ``voids`` (4-bit suit masks
+by seat), so numba compiles the very same code for the master's opponent model (see
+``cardsets``).
 """
 
 from __future__ import annotations
 
+from arena.bots.house.cardsets import popcount
 from arena.game import Observation
-from arena.game.cards import ABOVE, SPADE_MASK, SUIT_MASK, SUIT_OF
+from arena.game.cards import ABOVE, SPADE_MASK, SUIT_MASK
 from arena.game.tricks import add_card, summarise, winning_card
 
 FULL_DECK = (1 << 52) - 1
@@ -38,66 +43,92 @@ class View:
 
     def beats(self, card: int) -> bool:
         """Whether ``card`` would head the trick as it stands (the engine's winner rule)."""
-        if self.led < 0:
-            return True
-        return winning_card(*add_card(card, self.led, self.best_led, self.best_spade)) == card
+        return beats(card, self.led, self.best_led, self.best_spade)
 
-    def holders(self, suit: int) -> int:
-        """How many other seats may still hold cards of ``suit``."""
-        bit = 1 << suit
-        return sum(1 for s in range(4) if s != self.seat and not self.voids[s] & bit)
 
-    def p_void(self, seat: int, suit: int) -> float:
-        """Chance that ``seat`` holds no card of ``suit``, dealing the unseen ones at random."""
-        if self.voids[seat] >> suit & 1:
-            return 1.0
-        k = self.holders(suit)
-        return ((k - 1) / k) ** (self.unseen & SUIT_MASK[suit]).bit_count()
+def beats(card: int, led: int, best_led: int, best_spade: int) -> bool:
+    """Whether ``card`` would head the trick summarised (any card heads an empty trick)."""
+    if led < 0:
+        return True
+    a, b, c = add_card(card, led, best_led, best_spade)
+    return winning_card(a, b, c) == card
 
-    def hold_prob(self, card: int, later: tuple[int, ...]) -> float:
-        """Rough chance that ``card``, if it heads the trick now, still wins it at the end."""
-        suit = SUIT_OF[card]
-        led = suit if self.led < 0 else self.led
-        if suit == 0 and led != 0:
-            return self._overruff_free(card, later)
-        p = 1.0
-        higher = (self.unseen & ABOVE[card]).bit_count()
-        if higher:
-            bit = 1 << suit
-            m = sum(1 for s in later if not self.voids[s] & bit)
-            if m:
-                k = self.holders(suit)
-                p = ((k - m) / k) ** higher
-        if suit and self.unseen & SPADE_MASK:
-            for s in later:
-                if not self.voids[s] & 1:
-                    p *= 1.0 - self.p_void(s, suit)
-        return p
 
-    def _overruff_free(self, spade: int, later: tuple[int, ...]) -> float:
-        """Chance no later seat, void in the led suit too, holds a spade above ``spade``."""
-        higher = (self.unseen & ABOVE[spade]).bit_count()
-        if not higher:
-            return 1.0
-        k = self.holders(0)
-        p_high = 1.0 - ((k - 1) / k) ** higher if k else 0.0
-        p = 1.0
-        for s in later:
-            if not self.voids[s] & 1:
-                p *= 1.0 - self.p_void(s, self.led) * p_high
-        return p
+def holders(voids, seat: int, suit: int) -> int:
+    """How many seats other than ``seat`` may still hold cards of ``suit``."""
+    k = 0
+    for s in range(4):
+        if s != seat and not voids[s] >> suit & 1:
+            k += 1
+    return k
 
-    def is_master(self, card: int) -> bool:
-        """Whether no unseen card of the same suit ranks above ``card``."""
-        return not self.unseen & ABOVE[card]
+
+def p_void(s: int, suit: int, seat: int, unseen: int, voids) -> float:
+    """Chance that seat ``s`` holds no card of ``suit``, dealing the unseen ones at random
+    (as ``seat`` sees them)."""
+    if voids[s] >> suit & 1:
+        return 1.0
+    k = holders(voids, seat, suit)
+    return ((k - 1) / k) ** float(popcount(unseen & SUIT_MASK[suit]))
+
+
+def hold_prob(card: int, seat: int, n: int, led: int, unseen: int, voids) -> float:
+    """Rough chance that ``card``, if it heads the trick now (``n`` cards in it, led suit
+    ``led`` or -1), still wins it at the end."""
+    suit = card // 13
+    lead = suit if led < 0 else led
+    if suit == 0 and lead != 0:
+        return overruff_free(card, seat, n, led, unseen, voids)
+    p = 1.0
+    higher = popcount(unseen & ABOVE[card])
+    if higher:
+        m = 0
+        for j in range(1, 4 - n):
+            if not voids[(seat + j) & 3] >> suit & 1:
+                m += 1
+        if m:
+            k = holders(voids, seat, suit)
+            p = ((k - m) / k) ** float(higher)
+    if suit and unseen & SPADE_MASK:
+        for j in range(1, 4 - n):
+            s = (seat + j) & 3
+            if not voids[s] & 1:
+                p *= 1.0 - p_void(s, suit, seat, unseen, voids)
+    return p
+
+
+def overruff_free(spade: int, seat: int, n: int, led: int, unseen: int, voids) -> float:
+    """Chance no later seat, void in the led suit too, holds a spade above ``spade``."""
+    higher = popcount(unseen & ABOVE[spade])
+    if not higher:
+        return 1.0
+    k = holders(voids, seat, 0)
+    p_high = 1.0 - ((k - 1) / k) ** float(higher) if k else 0.0
+    p = 1.0
+    for j in range(1, 4 - n):
+        s = (seat + j) & 3
+        if not voids[s] & 1:
+            p *= 1.0 - p_void(s, led, seat, unseen, voids) * p_high
+    return p
+
+
+def is_master(card: int, unseen: int) -> bool:
+    """Whether no unseen card of the same suit ranks above ``card``."""
+    return not unseen & ABOVE[card]
+
+
+def shown_void(card: int, seat: int, led: int, best_spade: int, must_trump: bool, voids) -> None:
+    """Mark in ``voids`` what ``card``, played by ``seat`` to a trick with led suit ``led``
+    and best spade ``best_spade``, shows: not following means void in the led suit, and under
+    ``must_trump`` a discard before any spade is in the trick means void in spades too."""
+    if led >= 0 and card // 13 != led:
+        voids[seat] |= 1 << led
+        if must_trump and card >= 13 and best_spade < 0:
+            voids[seat] |= 1
 
 
 def scan(obs: Observation) -> tuple[int, list[int]]:
-    """The mask of every card played so far and each seat's known voids.
-
-    A seat that does not follow is void in the led suit; under ``must_trump`` a seat that
-    discards a non-spade before any spade is in the trick is void in spades too.
-    """
+    """The mask of every card played so far and each seat's known voids."""
     must_trump = obs.rules.must_trump
     played = 0
     voids = [0, 0, 0, 0]
@@ -105,12 +136,6 @@ def scan(obs: Observation) -> tuple[int, list[int]]:
         summary = (-1, -1, -1)
         for i, card in enumerate(trick.cards):
             played |= 1 << card
-            led, _, best_spade = summary
-            suit = SUIT_OF[card]
-            if led >= 0 and suit != led:
-                seat = trick.seat_of(i)
-                voids[seat] |= 1 << led
-                if must_trump and suit != 0 and best_spade < 0:
-                    voids[seat] |= 1
+            shown_void(int(card), trick.seat_of(i), summary[0], summary[2], must_trump, voids)
             summary = add_card(card, *summary)
     return played, voids

@@ -24,9 +24,13 @@ from pathlib import Path
 KERNELS = "arena.bots.house.master.kernels"
 # What the compiled kernels are built from: this package and the modules they inline.
 DEPENDS = (
+    "arena.game.cards",
     "arena.game.tricks",
     "arena.game.playout",
     "arena.bots.house.calling",
+    "arena.bots.house.cardsets",
+    "arena.bots.house.heuristic",
+    "arena.bots.house.knowledge",
     "arena.bots.house.play",
 )
 FINGERPRINT = "sources.sha256"

@@ -14,14 +14,26 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from arena.bots.house.master.bits import SPADES_BITS, above, heads, others, suit_mask, top
+from arena.bots.house.cardsets import highest
+from arena.bots.house.knowledge import beats
 from arena.bots.house.master.opponent import heuristic_play, shown_void, wants_tricks
+from arena.game.cards import ABOVE, SPADE_MASK, SUIT_MASK
 from arena.game.playout import add_nb, legal_nb, lowest_index, popcount, winner_nb
 
 RUFF_SAFE = 2  # out cards of a suit per later seat for a blind seat to expect no ruff
 # A seat's playout policy: the greedy player seeing the sampled deal, the same player seeing
 # only which cards are out, or the opponent model (the compiled house heuristic).
 SIGHTED, BLIND, MODEL = 0, 1, 2
+
+
+@numba.njit(cache=True)
+def others(hands, seat):
+    """The cards in every hand but ``seat``'s."""
+    out = np.int64(0)
+    for s in range(4):
+        if s != seat:
+            out |= hands[s]
+    return out
 
 
 @numba.njit(cache=True)
@@ -104,7 +116,7 @@ def _keep_value(card):
 @numba.njit(cache=True)
 def _safe_from_ruff(out, suit, later):
     """Whether enough cards of ``suit`` are out that the ``later`` seats likely all follow."""
-    return popcount(out & suit_mask(suit)) >= RUFF_SAFE * later
+    return popcount(out & SUIT_MASK[suit]) >= RUFF_SAFE * later
 
 
 @numba.njit(cache=True)
@@ -112,21 +124,21 @@ def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, bl
     """Whether ``card`` heads the trick and no later seat can beat it with a legal card. A
     ``blind`` seat knows only which cards are out, not who holds them: it counts on a card
     only when no higher card of its suit is out and a ruff is unlikely."""
-    if not heads(card, led, best_led, best_spade):
+    if not beats(card, led, best_led, best_spade):
         return False
     if blind:
         out = others(hands, seat)
-        if out & above(card):
+        if out & ABOVE[card]:
             return False
         suit = card // 13
-        return suit == 0 or not out & SPADES_BITS or _safe_from_ruff(out, suit, 3 - k)
+        return suit == 0 or not out & SPADE_MASK or _safe_from_ruff(out, suit, 3 - k)
     a, b, c = add_nb(card, led, best_led, best_spade)
     for step in range(1, 4 - k):
         other = (seat + step) % 4
         legal = legal_nb(hands[other], a, b, c, head, must_trump)
         while legal:
             low = legal & -legal
-            if heads(lowest_index(low), a, b, c):
+            if beats(lowest_index(low), a, b, c):
                 return False
             legal ^= low
     return True
@@ -138,31 +150,31 @@ def _lead(hands, seat, wants, blind):
     rest = others(hands, seat)
     if wants:  # cash a card nobody can beat or ruff
         for suit in (1, 2, 3, 0):
-            cards = hand & suit_mask(suit)
+            cards = hand & SUIT_MASK[suit]
             if not cards:
                 continue
-            high = top(cards)
-            if rest & above(high):
+            high = highest(cards)
+            if rest & ABOVE[high]:
                 continue
             ruffed = False
-            if suit != 0 and rest & SPADES_BITS:
+            if suit != 0 and rest & SPADE_MASK:
                 if blind:
                     ruffed = not _safe_from_ruff(rest, suit, 3)
                 for s in range(4):
-                    if not blind and s != seat and not hands[s] & suit_mask(suit):
-                        ruffed = ruffed or hands[s] & SPADES_BITS != 0
+                    if not blind and s != seat and not hands[s] & SUIT_MASK[suit]:
+                        ruffed = ruffed or hands[s] & SPADE_MASK != 0
             if not ruffed:
                 return high
     best, best_score = -1, -1
     for suit in (1, 2, 3, 0):
-        cards = hand & suit_mask(suit)
+        cards = hand & SUIT_MASK[suit]
         if not cards:
             continue
         low = lowest_index(cards)
         if wants:
             score = 20 - popcount(cards) if suit == 0 else 40 + popcount(cards)
         else:
-            score = popcount(rest & above(low)) + (0 if suit == 0 else 20)
+            score = popcount(rest & ABOVE[low]) + (0 if suit == 0 else 20)
         if score > best_score:
             best, best_score = low, score
     return best
@@ -201,7 +213,7 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, 
             low = rest & -rest
             card = lowest_index(low)
             rest ^= low
-            if pass_ == 0 and heads(card, led, best_led, best_spade):
+            if pass_ == 0 and beats(card, led, best_led, best_spade):
                 continue
             if pass_ == 1 and _holds(
                 card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
@@ -335,7 +347,7 @@ def _options(legal, hands, seat):
         card = lowest_index(legal)
         legal &= legal - 1
         if previous >= 0 and previous // 13 == card // 13:
-            between = above(previous) & ~above(card) & ~(np.int64(1) << card)
+            between = ABOVE[previous] & ~ABOVE[card] & ~(np.int64(1) << card)
             if not rest & between:
                 previous = card
                 continue
