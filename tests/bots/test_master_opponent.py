@@ -83,10 +83,8 @@ def test_loglik_rewards_the_hand_that_was_played():
         for s in range(4):
             if s == me:
                 continue
-            args = (
-                s,
+            model = (
                 events,
-                observed.calls[s],
                 call_shift(observed),
                 rules.min_call,
                 rules.max_call,
@@ -94,13 +92,13 @@ def test_loglik_rewards_the_hand_that_was_played():
                 head_code(rules),
                 rules.must_trump,
             )
-            true_ll = seat_loglik(np.int64(dealt[s]), *args)
+            true_ll = seat_loglik(np.int64(dealt[s]), s, observed.calls[s], model)
             assert true_ll > np.log(0.9) * 13
             other = (s + 1) % 4 if (s + 1) % 4 != me else (s + 2) % 4
             mine = dealt[s] & -dealt[s]
             theirs = dealt[other] & -dealt[other]
             swapped = dealt[s] ^ mine | theirs
-            if seat_loglik(np.int64(swapped), *args) < true_ll:
+            if seat_loglik(np.int64(swapped), s, observed.calls[s], model) < true_ll:
                 worse += 1
     assert worse >= 12
 

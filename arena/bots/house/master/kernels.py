@@ -294,9 +294,8 @@ def _start(trick, played):
 
 
 @numba.njit(cache=True)
-def _playout(
-    hands, calls, seat, leader, trick, won, first, voids, head, must_trump, bhoos, eps, policy
-):
+def _playout(deal, head, must_trump, bhoos, eps, policy):
+    hands, calls, seat, leader, trick, won, first, voids = deal
     played = np.empty(4, np.int64)
     k, led, best_led, best_spade = _start(trick, played)
     for _ in range(popcount(hands[0] | hands[1] | hands[2] | hands[3])):
@@ -358,13 +357,12 @@ def _options(legal, hands, seat):
 
 
 @numba.njit(cache=True)
-def _exact(
-    hands, calls, seat, leader, trick, won, first, voids, head, must_trump, bhoos, policy, table
-):
+def _exact(deal, head, must_trump, bhoos, policy, table):
     """Tricks won after ``first`` when the searching seat (``seat``) plays every later card
     to the best final score ``table[tricks]`` on this deal, and the others by their policy
     without random moves: every line of its own choices is played from the start (a
     depth-first walk by replay, each own decision's options counted as it is reached)."""
+    hands, calls, seat, leader, trick, won, first, voids = deal
     me = seat
     choice = np.zeros(13, np.int64)
     radix = np.zeros(13, np.int64)
@@ -437,24 +435,7 @@ def playouts(
     n = hands.shape[0]
     out = np.empty((n, 4), np.int64)
     for w in range(n):
-        if first[w] >= 0 and popcount(hands[w, to_act]) <= exact:
-            out[w] = _exact(
-                hands[w].copy(),
-                calls[w],
-                to_act,
-                leader,
-                trick,
-                won.copy(),
-                first[w],
-                voids.copy(),
-                head,
-                must_trump,
-                bhoos,
-                policy,
-                table,
-            )
-            continue
-        out[w] = _playout(
+        deal = (
             hands[w].copy(),
             calls[w],
             to_act,
@@ -463,10 +444,9 @@ def playouts(
             won.copy(),
             first[w],
             voids.copy(),
-            head,
-            must_trump,
-            bhoos,
-            eps,
-            policy,
         )
+        if first[w] >= 0 and popcount(hands[w, to_act]) <= exact:
+            out[w] = _exact(deal, head, must_trump, bhoos, policy, table)
+        else:
+            out[w] = _playout(deal, head, must_trump, bhoos, eps, policy)
     return out

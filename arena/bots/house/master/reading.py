@@ -87,9 +87,11 @@ def _call_factor(dealt, call, shift, lowest, highest, slip):
 
 
 @numba.njit(cache=True)
-def seat_loglik(dealt, seat, events, call, shift, lowest, highest, slip, head, must_trump):
+def seat_loglik(dealt, seat, call, model):
     """Log-likelihood that ``seat``, dealt ``dealt``, made its call (``call`` < 0: none yet)
-    and every play of ``events`` that is its own."""
+    and every play of the events that is its own. ``model`` is (events, call shift, lowest
+    and highest call, slip, head code, must_trump)."""
+    events, shift, lowest, highest, slip, head, must_trump = model
     total = 0.0
     if call >= 0:
         total += math.log(_call_factor(dealt, call, shift, lowest, highest, slip))
@@ -158,24 +160,14 @@ def mh_deals(
     masks) lets each card go to its new seat, and is kept with the Metropolis chance of the
     two seats' likelihood ratio. Returns the deals and the chain's last state."""
     np.random.seed(seed)
+    model = (events, shift, lowest, highest, slip, head, must_trump)
     hands = start.copy()
     loglik = np.zeros(4)
     seats = np.empty(3, np.int64)
     k = 0
     for s in range(4):
         if s != me and hands[s]:
-            loglik[s] = seat_loglik(
-                hands[s] | played_by[s],
-                s,
-                events,
-                calls[s],
-                shift,
-                lowest,
-                highest,
-                slip,
-                head,
-                must_trump,
-            )
+            loglik[s] = seat_loglik(hands[s] | played_by[s], s, calls[s], model)
             seats[k] = s
             k += 1
     out = np.empty((n, 4), np.int64)
@@ -191,30 +183,8 @@ def mh_deals(
             if allowed[x] >> b & 1 and allowed[y] >> a & 1:
                 new_a = hands[a] ^ (np.int64(1) << x) | (np.int64(1) << y)
                 new_b = hands[b] ^ (np.int64(1) << y) | (np.int64(1) << x)
-                ll_a = seat_loglik(
-                    new_a | played_by[a],
-                    a,
-                    events,
-                    calls[a],
-                    shift,
-                    lowest,
-                    highest,
-                    slip,
-                    head,
-                    must_trump,
-                )
-                ll_b = seat_loglik(
-                    new_b | played_by[b],
-                    b,
-                    events,
-                    calls[b],
-                    shift,
-                    lowest,
-                    highest,
-                    slip,
-                    head,
-                    must_trump,
-                )
+                ll_a = seat_loglik(new_a | played_by[a], a, calls[a], model)
+                ll_b = seat_loglik(new_b | played_by[b], b, calls[b], model)
                 gain = ll_a + ll_b - loglik[a] - loglik[b]
                 if gain >= 0 or np.random.random() < math.exp(gain):
                     hands[a], hands[b], loglik[a], loglik[b] = new_a, new_b, ll_a, ll_b
