@@ -18,6 +18,7 @@ import pytest
 from arena.bots.house import HeuristicBot
 from arena.bots.house.calling import choose_call, estimate_tricks
 from arena.bots.house.master import opponent
+from arena.bots.house.master.policy import MODEL
 from arena.bots.house.master.reading import call_shift, history, model_play, seat_loglik, voids_now
 from arena.game import BHOOS, CALLING, PAGAT, Deal, Game, derive_seed
 from arena.game.cards import mask_of
@@ -158,7 +159,7 @@ def test_exact_search_finds_the_best_own_line(rules):
                 rules.must_trump,
                 rules.scoring == "bhoos",
                 0.5,  # random moves are never taken by the exhaustive search
-                np.full(4, kernels.MODEL, np.int64),
+                np.full(4, MODEL, np.int64),
                 13,
                 np.array(table, np.int64),
                 g,

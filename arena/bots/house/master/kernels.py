@@ -17,13 +17,11 @@ import numpy as np
 from arena.bots.house.cardsets import highest
 from arena.bots.house.knowledge import beats
 from arena.bots.house.master.opponent import heuristic_play, shown_void, wants_tricks
+from arena.bots.house.master.policy import BLIND, MODEL
 from arena.game.cards import ABOVE, SPADE_MASK, SUIT_MASK
 from arena.game.playout import add_nb, legal_nb, lowest_index, popcount, winner_nb
 
 RUFF_SAFE = 2  # out cards of a suit per later seat for a blind seat to expect no ruff
-# A seat's playout policy: the greedy player seeing the sampled deal, the same player seeing
-# only which cards are out, or the opponent model (the compiled house heuristic).
-SIGHTED, BLIND, MODEL = 0, 1, 2
 
 
 @numba.njit(cache=True)

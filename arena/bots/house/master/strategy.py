@@ -19,12 +19,11 @@ import numpy as np
 
 from arena.bots.house.base import HouseBot
 from arena.bots.house.master.inference import Inference, infer
+from arena.bots.house.master.policy import MODEL, SIGHTED
 from arena.game import Card, Observation
 from arena.game.cards import ABOVE, SUIT_OF
 from arena.game.scoring import score_tenths
 from arena.game.tricks import head_code
-
-MODEL = 2  # kernels.MODEL, without importing the compiled module before the cache is ready
 
 BATCH = 32  # samples per batch
 MIN_SAMPLES = 512  # before any early stop (more measured a little stronger)
@@ -37,8 +36,13 @@ BURN, THIN = 60, 3  # swaps of the sampling chain before its first deal, and bet
 # would duck now counting on tricks it then cannot be sure of (sighted playouts made the
 # calls overshoot the tricks taken by 0.4 a deal). The model sees only what is out.
 OWN_POLICY = MODEL
-CALL_OPTIMISM = 0.0  # chance the calling simulation counts one trick more than it took
-CALL_POLICY = MODEL  # the seat's own cards when the calling simulation plays the deal out
+# The calling simulation plays the seat's own cards by a policy that plays worse than the
+# search will, so its tricks run short. Under bhoos (a made call scores in full, a trick too
+# many costs nothing) calls measured best when the seat's own cards saw the sampled deal and
+# half the samples counted one trick more; under pagat, where an overshoot loses the call,
+# neither helped. By scoring: the own policy, and the chance a sample counts a trick more.
+CALL_POLICY = {"pagat": MODEL, "bhoos": SIGHTED}
+CALL_OPTIMISM = {"pagat": 0.0, "bhoos": 0.5}
 EXACT = 4  # cards in hand from which the seat's own later cards are searched exhaustively
 CARDS_PER_DEAL = 13
 
@@ -94,6 +98,7 @@ class MasterBot(HouseBot):
         from arena.bots.house.master.reading import call_shift
 
         shift = call_shift(obs)
+        own, optimism = CALL_POLICY[rules.scoring], CALL_OPTIMISM[rules.scoring]
 
         def batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
             hands = deals(n, seed)
@@ -104,13 +109,11 @@ class MasterBot(HouseBot):
             k = len(options)
             rows = np.tile(calls, (k, 1))
             rows[:, obs.seat] = np.repeat(np.array(options, np.int64), n)
-            won = self._playouts(
-                np.tile(hands, (k, 1)), rows, np.full(k * n, -1), obs, leader, CALL_POLICY
-            )
+            won = self._playouts(np.tile(hands, (k, 1)), rows, np.full(k * n, -1), obs, leader, own)
             mine = won[:, obs.seat].reshape(k, n)
             more = np.minimum(mine + 1, 13)
-            scores = (1 - CALL_OPTIMISM) * np.take_along_axis(tables, mine, axis=1)
-            scores += CALL_OPTIMISM * np.take_along_axis(tables, more, axis=1)
+            scores = (1 - optimism) * np.take_along_axis(tables, mine, axis=1)
+            scores += optimism * np.take_along_axis(tables, more, axis=1)
             return scores, np.ones(n)
 
         return options[self._search(obs, len(options), batch, start, timing)]
