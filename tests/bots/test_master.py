@@ -15,7 +15,7 @@ from arena.bots.house import HOUSE_BOTS, HeuristicBot
 from arena.bots.house.knowledge import scan
 from arena.bots.house.master import MasterBot
 from arena.bots.house.master.inference import infer
-from arena.bots.house.master.policy import BLIND, MODEL, SIGHTED
+from arena.bots.house.master.policy import MODEL, SIGHTED
 from arena.bots.house.master.strategy import BATCH, distinct, think_seconds
 from arena.game import BHOOS, CALLING, PAGAT, Deal, Observation, Ruleset, derive_seed
 from arena.game.cards import CARDS, SUIT_MASK, mask_of
@@ -253,7 +253,7 @@ def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
     trick = np.array([int(c) for c in deal.trick], np.int64)
     voids = np.array(scan(deal.observation(deal.to_act))[1], np.int64)
     own = np.array([SIGHTED] * 4, np.int64)
-    own[deal.to_act] = BLIND
+    own[deal.to_act] = MODEL
     for policy in (np.full(4, SIGHTED), own, np.full(4, MODEL)):
         won = kernels.playouts(
             hands,

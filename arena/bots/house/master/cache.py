@@ -101,7 +101,7 @@ def warm() -> tuple[float, int]:
     import numpy as np
 
     from arena.bots.house.master import kernels, opponent, reading
-    from arena.bots.house.master.policy import BLIND, MODEL, SIGHTED
+    from arena.bots.house.master.policy import MODEL, SIGHTED
 
     searched = (kernels.sample_hands, kernels.playouts, reading.mh_deals, opponent.heuristic_call)
     before = _compiled(searched)  # an earlier warm-up in this process counts no more
@@ -128,7 +128,7 @@ def warm() -> tuple[float, int]:
         True,
         False,
         0.05,
-        np.array([SIGHTED, BLIND, MODEL, MODEL], np.int64),
+        np.array([SIGHTED, MODEL, MODEL, MODEL], np.int64),
         1,
         np.zeros(14, np.int64),
         0,

@@ -4,9 +4,11 @@ Compiled with numba and cached on disk (see ``cache``). The trick rules are the 
 ``legal_mask``, ``add_card`` and ``winning_card``, compiled once in ``arena.game.playout``, so
 the search cannot drift from the referee. Cards are bit indices; a hand is an int64 mask.
 
-The playout policy is a small greedy player that sees the sampled deal (a determinisation):
-a seat that wants tricks wins them as cheaply as it can and leads cards nobody can beat; a
-seat that has made its call (pagat) sheds its highest card that loses and leads low.
+Each seat plays out by its policy (``policy``): the opponent model (the compiled house
+heuristic), or a small greedy player that sees the sampled deal (a determinisation): a seat
+that wants tricks wins them as cheaply as it can and leads cards nobody can beat; a seat that
+has made its call (pagat) sheds its highest card that loses and leads low. With few cards
+left, the searching seat's own cards are searched exhaustively instead (``_exact``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,9 @@ import numpy as np
 from arena.bots.house.cardsets import highest
 from arena.bots.house.knowledge import beats
 from arena.bots.house.master.opponent import heuristic_play, shown_void, wants_tricks
-from arena.bots.house.master.policy import BLIND, MODEL
+from arena.bots.house.master.policy import MODEL
 from arena.game.cards import ABOVE, SPADE_MASK, SUIT_MASK
 from arena.game.playout import add_nb, legal_nb, lowest_index, popcount, winner_nb
-
-RUFF_SAFE = 2  # out cards of a suit per later seat for a blind seat to expect no ruff
 
 
 @numba.njit(cache=True)
@@ -112,24 +112,10 @@ def _keep_value(card):
 
 
 @numba.njit(cache=True)
-def _safe_from_ruff(out, suit, later):
-    """Whether enough cards of ``suit`` are out that the ``later`` seats likely all follow."""
-    return popcount(out & SUIT_MASK[suit]) >= RUFF_SAFE * later
-
-
-@numba.njit(cache=True)
-def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind):
-    """Whether ``card`` heads the trick and no later seat can beat it with a legal card. A
-    ``blind`` seat knows only which cards are out, not who holds them: it counts on a card
-    only when no higher card of its suit is out and a ruff is unlikely."""
+def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump):
+    """Whether ``card`` heads the trick and no later seat can beat it with a legal card."""
     if not beats(card, led, best_led, best_spade):
         return False
-    if blind:
-        out = others(hands, seat)
-        if out & ABOVE[card]:
-            return False
-        suit = card // 13
-        return suit == 0 or not out & SPADE_MASK or _safe_from_ruff(out, suit, 3 - k)
     a, b, c = add_nb(card, led, best_led, best_spade)
     for step in range(1, 4 - k):
         other = (seat + step) % 4
@@ -143,7 +129,7 @@ def _holds(card, hands, seat, k, led, best_led, best_spade, head, must_trump, bl
 
 
 @numba.njit(cache=True)
-def _lead(hands, seat, wants, blind):
+def _lead(hands, seat, wants):
     hand = hands[seat]
     rest = others(hands, seat)
     if wants:  # cash a card nobody can beat or ruff
@@ -155,12 +141,9 @@ def _lead(hands, seat, wants, blind):
             if rest & ABOVE[high]:
                 continue
             ruffed = False
-            if suit != 0 and rest & SPADE_MASK:
-                if blind:
-                    ruffed = not _safe_from_ruff(rest, suit, 3)
-                for s in range(4):
-                    if not blind and s != seat and not hands[s] & SUIT_MASK[suit]:
-                        ruffed = ruffed or hands[s] & SPADE_MASK != 0
+            for s in range(4):
+                if s != seat and not hands[s] & SUIT_MASK[suit]:
+                    ruffed = ruffed or (suit != 0 and hands[s] & SPADE_MASK != 0)
             if not ruffed:
                 return high
     best, best_score = -1, -1
@@ -179,12 +162,12 @@ def _lead(hands, seat, wants, blind):
 
 
 @numba.njit(cache=True)
-def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, blind):
+def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants):
     legal = legal_nb(hands[seat], led, best_led, best_spade, head, must_trump)
     if legal & (legal - 1) == 0:
         return lowest_index(legal)
     if k == 0:
-        return _lead(hands, seat, wants, blind)
+        return _lead(hands, seat, wants)
     best, best_value = -1, 1000
     if wants:
         # the cheapest card that surely wins, else the cheapest card
@@ -195,7 +178,7 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, 
                 card = lowest_index(low)
                 rest ^= low
                 if pass_ == 0 and not _holds(
-                    card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
+                    card, hands, seat, k, led, best_led, best_spade, head, must_trump
                 ):
                     continue
                 if _keep_value(card) < best_value:
@@ -214,7 +197,7 @@ def _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants, 
             if pass_ == 0 and beats(card, led, best_led, best_spade):
                 continue
             if pass_ == 1 and _holds(
-                card, hands, seat, k, led, best_led, best_spade, head, must_trump, blind
+                card, hands, seat, k, led, best_led, best_spade, head, must_trump
             ):
                 continue
             if _keep_value(card) > best_value:
@@ -256,9 +239,7 @@ def _policy_card(
             must_trump,
             wants,
         )
-    return _choose(
-        hands, seat, k, led, best_led, best_spade, head, must_trump, wants, policy[seat] == BLIND
-    )
+    return _choose(hands, seat, k, led, best_led, best_spade, head, must_trump, wants)
 
 
 @numba.njit(cache=True)
@@ -422,11 +403,11 @@ def playouts(
 ):
     """Tricks won by each seat after playing out row ``w``: deal ``hands[w]`` with calls
     ``calls[w]``, the seat to act playing ``first[w]`` (or its policy's card when -1), every
-    later card chosen by the seat's ``policy`` (SIGHTED, BLIND or MODEL; or, with chance
-    ``eps``, uniformly at random). ``voids`` are the voids shown before the playout starts
-    (the model reads them as the heuristic does). A searching seat plays BLIND or by the
-    MODEL, which see only which cards are out: a determinised deal must not let it count on
-    knowing the hidden hands later. When the seat to act holds at most ``exact`` cards and
+    later card chosen by the seat's ``policy`` (SIGHTED or MODEL; or, with chance ``eps``,
+    uniformly at random). ``voids`` are the voids shown before the playout starts (the model
+    reads them as the heuristic does). The searching seat plays its later cards by the
+    MODEL, which sees only what is out, when the search must not count on knowing the
+    hidden hands later. When the seat to act holds at most ``exact`` cards and
     plays ``first[w]``, its later cards are searched exhaustively on the deal instead
     (``_exact``, for the final score ``table[tricks]``), the others playing their policy."""
     np.random.seed(seed)
