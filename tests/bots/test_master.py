@@ -292,6 +292,8 @@ def test_stale_kernels_are_dropped_when_any_source_they_use_changes(tmp_path):
     entry.write_bytes(b"new")
     assert not drop_stale(tmp_path)  # same sources: the cache stays
     assert entry.exists()
+    (tmp_path / "notes.py").write_text("x = 2\n")  # not compiled: the cache stays
+    assert not drop_stale(tmp_path)
     (tmp_path / "opponent.py").write_text("SAFE = 0.6\n")  # a module the kernels call
     assert drop_stale(tmp_path)
     assert not entry.exists()

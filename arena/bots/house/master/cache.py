@@ -22,7 +22,9 @@ import time
 from pathlib import Path
 
 KERNELS = "arena.bots.house.master.kernels"
-# What the compiled kernels are built from: this package and the modules they inline.
+# What the compiled kernels are built from: this package's compiled modules and the modules
+# they inline.
+COMPILED = ("kernels.py", "opponent.py", "policy.py", "reading.py")
 DEPENDS = (
     "arena.game.cards",
     "arena.game.tricks",
@@ -45,7 +47,7 @@ def kernel_source() -> Path:
 
 def _fingerprint(package: Path) -> str:
     digest = hashlib.sha256()
-    sources = sorted(package.glob("*.py"))
+    sources = sorted(path for path in package.glob("*.py") if path.name in COMPILED)
     for name in DEPENDS:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.origin is not None:

@@ -5,9 +5,8 @@ seen (``inference``), in proportion to how well they explain the other seats' ca
 (``reading``), plays every option out on every sample (``kernels``: the other seats by the
 opponent model, this seat by a policy that sees only what it will see), and picks the option
 with the best expected deal score under the ruleset's own scoring (``score_tenths``), not the
-most tricks.
-It samples in batches until the budget is spent, or stops early once no other option can
-beat the leader by more than a twentieth of a point.
+most tricks. It samples in batches until the budget is spent, or stops early once no other
+option can beat the leader by more than a twentieth of a point.
 """
 
 from __future__ import annotations
@@ -94,13 +93,12 @@ class MasterBot(HouseBot):
         later = [s for s in range(4) if s != obs.seat and obs.calls[s] is None]
         leader = (obs.dealer + 1) % 4
         deals = self._reader(obs, know)
-        from arena.bots.house.master.opponent import heuristic_call
-        from arena.bots.house.master.reading import call_shift
-
-        shift = call_shift(obs)
+        shift = reading().call_shift(obs)
         own, optimism = CALL_POLICY[rules.scoring], CALL_OPTIMISM[rules.scoring]
 
-        def batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        def batch(n: int, seed: int) -> np.ndarray:
+            from arena.bots.house.master.opponent import heuristic_call
+
             hands = deals(n, seed)
             calls = np.tile(known, (n, 1))
             for w in range(n):  # a later caller calls as the model would with its hand
@@ -114,7 +112,7 @@ class MasterBot(HouseBot):
             more = np.minimum(mine + 1, 13)
             scores = (1 - optimism) * np.take_along_axis(tables, mine, axis=1)
             scores += optimism * np.take_along_axis(tables, more, axis=1)
-            return scores, np.ones(n)
+            return scores
 
         return options[self._search(obs, len(options), batch, start, timing)]
 
@@ -128,12 +126,11 @@ class MasterBot(HouseBot):
         options = distinct(legal, know.unseen)
         if len(options) == 1:
             return options[0]
-        table = np.array([score_tenths(obs.calls[obs.seat] or 0, t, obs.rules) for t in range(14)])
+        table = score_table(obs)
         calls = np.array([c or 0 for c in obs.calls], np.int64)
-
         deals = self._reader(obs, know)
 
-        def batch(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        def batch(n: int, seed: int) -> np.ndarray:
             hands = deals(n, seed)
             k = len(options)
             first = np.repeat(np.array(options, np.int64), n)
@@ -141,7 +138,7 @@ class MasterBot(HouseBot):
             won = self._playouts(
                 np.tile(hands, (k, 1)), rows, first, obs, obs.current.leader, OWN_POLICY
             )
-            return table[won[:, obs.seat]].reshape(k, n), np.ones(n)
+            return table[won[:, obs.seat]].reshape(k, n)
 
         return options[self._search(obs, len(options), batch, start, timing)]
 
@@ -149,7 +146,7 @@ class MasterBot(HouseBot):
     def _search(
         self, obs: Observation, k: int, batch, start: float, timing: tuple[int, int] | None
     ) -> int:
-        """Index of the option with the best weighted mean score over sampled batches: until
+        """Index of the option with the best mean score over sampled batches: until
         the think time of ``timing`` (decision_ms, time_left_ms) is spent, or without one up
         to ``samples``; earlier when the choice is settled."""
         if timing is None:
@@ -158,21 +155,18 @@ class MasterBot(HouseBot):
             limit, budget = 1 << 30, think_seconds(obs, *timing, self.share)
         totals = np.zeros(k)
         sq = np.zeros((k, k))
-        weight_sum = 0.0
         done = 0
         last = start
         slowest = 0.0
         while done < limit:
-            scores, weights = batch(BATCH, self._rng.getrandbits(31))
+            scores = batch(BATCH, self._rng.getrandbits(31))
             now = self.clock()
             slowest = max(slowest, now - last)
             last = now
             done += BATCH
-            totals += scores @ weights
-            weight_sum += float(weights.sum())
-            diffs = scores[:, None, :] - scores[None, :, :]
-            sq += (diffs**2) @ weights
-            if done >= MIN_SAMPLES and _settled(totals, sq, weight_sum, done):
+            totals += scores.sum(axis=1)
+            sq += ((scores[:, None, :] - scores[None, :, :]) ** 2).sum(axis=2)
+            if done >= MIN_SAMPLES and _settled(totals, sq, done):
                 break
             if budget is not None and now - start + slowest > budget:
                 break
@@ -183,10 +177,10 @@ class MasterBot(HouseBot):
         """Deals of the hidden cards for this decision, drawn in proportion to how well they
         explain the other seats' calls and plays (``reading.mh_deals``). Each batch starts a
         new chain from a uniform sample the rules allow."""
-        from arena.bots.house.master import kernels, reading
+        from arena.bots.house.master import kernels
 
-        events = reading.history(obs)
-        shift = reading.call_shift(obs)
+        events = reading().history(obs)
+        shift = reading().call_shift(obs)
         cards = [c for c in range(52) if know.unseen >> c & 1]
         allowed = np.zeros(52, np.int64)
         for c in cards:
@@ -201,7 +195,7 @@ class MasterBot(HouseBot):
 
         def deals(n: int, seed: int) -> np.ndarray:
             start = kernels.sample_hands(1, seed, fixed, unseen, allowed[unseen], need)[0]
-            out, _ = reading.mh_deals(
+            out, _ = reading().mh_deals(
                 n,
                 seed,
                 start,
@@ -232,7 +226,7 @@ class MasterBot(HouseBot):
         leader: int,
         own: int,
     ) -> np.ndarray:
-        from arena.bots.house.master import kernels, reading
+        from arena.bots.house.master import kernels
 
         rules = obs.rules
         trick = np.array([int(c) for c in obs.current.cards], np.int64)
@@ -245,21 +239,32 @@ class MasterBot(HouseBot):
             leader,
             trick,
             np.array(obs.won, np.int64),
-            reading.voids_now(obs),
+            reading().voids_now(obs),
             head_code(rules),
             rules.must_trump,
             rules.scoring == "bhoos",
             EPSILON,
             np.array([own if s == obs.seat else MODEL for s in range(4)], np.int64),
             EXACT if obs.phase != "calling" else 0,
-            np.array(
-                [score_tenths(obs.calls[obs.seat] or 0, t, rules) for t in range(14)], np.int64
-            ),
+            score_table(obs),
             self._rng.getrandbits(31),
         )
 
 
-def _settled(totals: np.ndarray, sq: np.ndarray, weight_sum: float, n: int) -> bool:
+def reading():
+    """The compiled reading module, imported only once the cache is ready (see ``cache``)."""
+    from arena.bots.house.master import reading as module
+
+    return module
+
+
+def score_table(obs: Observation) -> np.ndarray:
+    """The seat's score in tenths for each number of tricks, for its call this deal."""
+    call = obs.calls[obs.seat] or 0
+    return np.array([score_tenths(call, t, obs.rules) for t in range(14)], np.int64)
+
+
+def _settled(totals: np.ndarray, sq: np.ndarray, n: int) -> bool:
     """Whether no other option can beat the leading one by more than INDIFFERENT tenths of
     a point, at CLEAR_Z standard errors (its mean gap over the leader, plus CLEAR_Z standard
     errors, is under that). Options that scored the same on every sample so far count as
@@ -268,8 +273,8 @@ def _settled(totals: np.ndarray, sq: np.ndarray, weight_sum: float, n: int) -> b
     for j in range(len(totals)):
         if j == best:
             continue
-        gap = (totals[best] - totals[j]) / weight_sum
-        var = max(0.0, sq[best, j] / weight_sum - gap * gap)
+        gap = (totals[best] - totals[j]) / n
+        var = max(0.0, sq[best, j] / n - gap * gap)
         if CLEAR_Z * (var / n) ** 0.5 - gap >= INDIFFERENT:
             return False
     return True
