@@ -17,16 +17,38 @@ import pytest
 
 from arena.bots.house import HeuristicBot
 from arena.bots.house.calling import choose_call, estimate_tricks
+from arena.bots.house.knowledge import scan
 from arena.bots.house.master import opponent
 from arena.bots.house.master.policy import MODEL
-from arena.bots.house.master.reading import call_shift, history, model_play, seat_loglik, voids_now
-from arena.game import BHOOS, CALLING, PAGAT, Deal, Game, derive_seed
+from arena.bots.house.master.reading import call_shift, history, seat_loglik, voids_now
+from arena.game import BHOOS, CALLING, PAGAT, Deal, Game, Observation, derive_seed
 from arena.game.cards import mask_of
 from arena.game.scoring import score_tenths
-from arena.game.tricks import head_code
+from arena.game.tricks import head_code, summarise
 from tests.bots.test_house import KNOBS
 
 RULESETS = [PAGAT, BHOOS, KNOBS]
+FULL = (1 << 52) - 1
+
+
+def model_play(obs: Observation) -> int:
+    """The card the compiled model plays in ``obs``."""
+    hand = mask_of(obs.hand)
+    played, voids = scan(obs)
+    call = obs.calls[obs.seat] or 0
+    return int(
+        opponent.heuristic_play(
+            np.int64(hand),
+            np.int64(FULL & ~hand & ~played),
+            np.array(voids, np.int64),
+            obs.seat,
+            len(obs.current.cards),
+            *summarise(obs.current.cards),
+            head_code(obs.rules),
+            obs.rules.must_trump,
+            bool(opponent.wants_tricks(obs.won[obs.seat], call, obs.rules.scoring == "bhoos")),
+        )
+    )
 
 
 def test_estimate_and_call_agree_on_random_hands():

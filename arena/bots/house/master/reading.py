@@ -30,7 +30,7 @@ from arena.bots.house.master.opponent import (
 )
 from arena.game import Observation
 from arena.game.playout import legal_nb, lowest_index, popcount
-from arena.game.tricks import add_card, head_code
+from arena.game.tricks import add_card
 
 FULL = (1 << 52) - 1
 CALL_SD = 1.0  # trick-estimate error of a caller unlike the model, in tricks
@@ -193,26 +193,3 @@ def mh_deals(
             out[kept] = hands
             kept += 1
     return out, hands
-
-
-def model_play(obs: Observation) -> int:
-    """The card the compiled model would play in ``obs`` (the house heuristic's card)."""
-    from arena.game.cards import mask_of
-    from arena.game.tricks import summarise
-
-    hand = mask_of(obs.hand)
-    played, voids = scan(obs)
-    call = obs.calls[obs.seat] or 0
-    return int(
-        heuristic_play(
-            np.int64(hand),
-            np.int64(FULL & ~hand & ~played),
-            np.array(voids, np.int64),
-            obs.seat,
-            len(obs.current.cards),
-            *summarise(obs.current.cards),
-            head_code(obs.rules),
-            obs.rules.must_trump,
-            bool(wants_tricks(obs.won[obs.seat], call, obs.rules.scoring == "bhoos")),
-        )
-    )
