@@ -283,11 +283,14 @@ def test_stale_kernels_are_dropped_when_any_source_they_use_changes(tmp_path):
     from arena.bots.house.master.cache import drop_stale
 
     (tmp_path / "kernels.py").write_text("x = 1\n")
-    pycache = tmp_path / "__pycache__"
-    pycache.mkdir()
+    pycache = tmp_path / "__pycache__"  # none yet: a fresh clone that writes no bytecode
+    drop_stale(tmp_path)  # the first process stamps the sources it builds from...
     entry = pycache / "kernels.playouts-1.py311.nbi"
-    entry.write_bytes(b"old")
-    assert drop_stale(tmp_path)  # no fingerprint yet: nothing can be trusted
+    entry.write_bytes(b"built by the first process")
+    assert not drop_stale(tmp_path)  # ...so the next one keeps what it built
+    assert entry.exists()
+    (tmp_path / "opponent.py").write_text("SAFE = 0.5\n")
+    assert drop_stale(tmp_path)  # a new module the kernels call: nothing can be trusted
     assert not entry.exists()
     entry.write_bytes(b"new")
     assert not drop_stale(tmp_path)  # same sources: the cache stays

@@ -64,7 +64,11 @@ def drop_stale(package: Path | None = None) -> bool:
     package = package or Path(__file__).parent
     pycache = package / "__pycache__"
     stamp = pycache / FINGERPRINT
-    if not pycache.is_dir() or not os.access(pycache, os.W_OK):
+    try:  # a first run must leave its stamp, or the next process drops what this one built
+        pycache.mkdir(exist_ok=True)
+    except OSError:
+        return False
+    if not os.access(pycache, os.W_OK):
         return False
     current = _fingerprint(package)
     if stamp.exists() and stamp.read_text() == current:
