@@ -93,8 +93,9 @@ class MasterBot(HouseBot):
         later = [s for s in range(4) if s != obs.seat and obs.calls[s] is None]
         leader = (obs.dealer + 1) % 4
         deals = self._reader(obs, know)
+        play = self._player(obs, leader, CALL_POLICY[rules.scoring])
         shift = reading().call_shift(obs)
-        own, optimism = CALL_POLICY[rules.scoring], CALL_OPTIMISM[rules.scoring]
+        optimism = CALL_OPTIMISM[rules.scoring]
 
         def batch(n: int, seed: int) -> np.ndarray:
             from arena.bots.house.master.opponent import heuristic_call
@@ -107,7 +108,7 @@ class MasterBot(HouseBot):
             k = len(options)
             rows = np.tile(calls, (k, 1))
             rows[:, obs.seat] = np.repeat(np.array(options, np.int64), n)
-            won = self._playouts(np.tile(hands, (k, 1)), rows, np.full(k * n, -1), obs, leader, own)
+            won = play(np.tile(hands, (k, 1)), rows, np.full(k * n, -1))
             mine = won[:, obs.seat].reshape(k, n)
             more = np.minimum(mine + 1, 13)
             scores = (1 - optimism) * np.take_along_axis(tables, mine, axis=1)
@@ -129,15 +130,14 @@ class MasterBot(HouseBot):
         table = score_table(obs)
         calls = np.array([c or 0 for c in obs.calls], np.int64)
         deals = self._reader(obs, know)
+        play = self._player(obs, obs.current.leader, OWN_POLICY)
 
         def batch(n: int, seed: int) -> np.ndarray:
             hands = deals(n, seed)
             k = len(options)
             first = np.repeat(np.array(options, np.int64), n)
             rows = np.tile(calls, (k * n, 1))
-            won = self._playouts(
-                np.tile(hands, (k, 1)), rows, first, obs, obs.current.leader, OWN_POLICY
-            )
+            won = play(np.tile(hands, (k, 1)), rows, first)
             return table[won[:, obs.seat]].reshape(k, n)
 
         return options[self._search(obs, len(options), batch, start, timing)]
@@ -217,27 +217,18 @@ class MasterBot(HouseBot):
 
         return deals
 
-    def _playouts(
-        self,
-        hands: np.ndarray,
-        calls: np.ndarray,
-        first: np.ndarray,
-        obs: Observation,
-        leader: int,
-        own: int,
-    ) -> np.ndarray:
+    def _player(
+        self, obs: Observation, leader: int, own: int
+    ) -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+        """Playouts of this decision: ``play(hands, calls, first)`` gives the tricks each
+        seat wins per row. What does not change between batches is prepared once here."""
         from arena.bots.house.master import kernels
 
         rules = obs.rules
-        trick = np.array([int(c) for c in obs.current.cards], np.int64)
-        to_act = obs.seat if obs.phase != "calling" else leader
-        return kernels.playouts(
-            hands,
-            calls,
-            first.astype(np.int64),
-            to_act,
+        fixed = (
+            obs.seat if obs.phase != "calling" else leader,
             leader,
-            trick,
+            np.array([int(c) for c in obs.current.cards], np.int64),
             np.array(obs.won, np.int64),
             reading().voids_now(obs),
             head_code(rules),
@@ -247,8 +238,13 @@ class MasterBot(HouseBot):
             np.array([own if s == obs.seat else MODEL for s in range(4)], np.int64),
             EXACT if obs.phase != "calling" else 0,
             score_table(obs),
-            self._rng.getrandbits(31),
         )
+
+        def play(hands: np.ndarray, calls: np.ndarray, first: np.ndarray) -> np.ndarray:
+            seed = self._rng.getrandbits(31)
+            return kernels.playouts(hands, calls, first.astype(np.int64), *fixed, seed)
+
+        return play
 
 
 def reading():
