@@ -8,7 +8,13 @@ three masters. The master runs under the default clock as the referee keeps it (
 decision plus a 10 s bank per game, overruns taken from the bank), in this process, so the
 decision times are its own work; p50/p99 are over every master decision in the test seat.
 
+``--sighted calls|cards|both`` is a measurement, not a player: the master in the test seat is
+given the true hands in place of its sampled deals for its calls, its cards or both. The
+figure is then the most a better reading of the other seats could give this search, because
+the search itself is unchanged.
+
 Run: python benchmarks/strength.py [--games N] [--rules pagat,bhoos] [--vs-masters] [--jobs J]
+       [--sighted calls|cards|both]
 """
 
 from __future__ import annotations
@@ -19,15 +25,41 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+import numpy as np
+
 from arena.bots.house import HeuristicBot
 from arena.bots.house.master import MasterBot
-from arena.game import CALLING, Game, derive_seed, get_ruleset
+from arena.game import CALLING, PLAYING, Game, derive_seed, get_ruleset
 from arena.referee.match import Clock
 
 CLOCK = Clock()
+PHASES = {"": (), "calls": (CALLING,), "cards": (PLAYING,), "both": (CALLING, PLAYING)}
 
 
-def play(rules_name: str, game_no: int, master_seat: bool, vs_masters: bool, share: float):
+class SightedMaster(MasterBot):
+    """The master searching the true hands (``hands``, set before each decision) instead of
+    sampled deals in the given phases: an upper bound for the benchmark, never a player."""
+
+    def __init__(self, phases: tuple[str, ...], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.phases = phases
+        self.hands: list[int] = []
+
+    def _reader(self, obs, know):
+        if obs.phase not in self.phases:
+            return super()._reader(obs, know)
+        true = np.array(self.hands, np.int64)
+        return lambda n, seed: np.tile(true, (n, 1))
+
+
+def play(
+    rules_name: str,
+    game_no: int,
+    master_seat: bool,
+    vs_masters: bool,
+    share: float,
+    sighted: str = "",
+):
     """One game; returns the test seat's points per deal (tenths) and its decision times."""
     rules = get_ruleset(rules_name)
     seed = derive_seed("strength", rules_name, game_no)
@@ -41,7 +73,11 @@ def play(rules_name: str, game_no: int, master_seat: bool, vs_masters: bool, sha
         )
 
     bots = [bot(k, vs_masters) for k in range(4)]
-    bots[seat] = bot(seat, master_seat)
+    bots[seat] = (
+        SightedMaster(PHASES[sighted], seed=4 * game_no + seat, share=share)
+        if master_seat and sighted
+        else bot(seat, master_seat)
+    )
     banks = [float(CLOCK.bank_ms)] * 4
     times: list[float] = []
     game = Game(rules, seed, first_dealer=game_no % 4)
@@ -49,6 +85,8 @@ def play(rules_name: str, game_no: int, master_seat: bool, vs_masters: bool, sha
         s = game.deal.to_act
         obs = game.observation(s)
         bot = bots[s]
+        if isinstance(bot, SightedMaster):
+            bot.hands = list(game.deal.hands)
         if isinstance(bot, MasterBot):
             bot.set_clock(int(CLOCK.decision_ms + banks[s]), int(banks[s]))
         t0 = time.perf_counter()
@@ -64,10 +102,10 @@ def play(rules_name: str, game_no: int, master_seat: bool, vs_masters: bool, sha
     return [d.points()[seat] for d in game.finished], times
 
 
-def pair(args: tuple[str, int, bool, float]) -> tuple[list[int], list[float]]:
+def pair(args: tuple[str, int, bool, float, str]) -> tuple[list[int], list[float]]:
     """Per deal of one game: master's points minus the heuristic's, in the same seat."""
-    rules_name, game_no, vs_masters, share = args
-    master, times = play(rules_name, game_no, True, vs_masters, share)
+    rules_name, game_no, vs_masters, share, sighted = args
+    master, times = play(rules_name, game_no, True, vs_masters, share, sighted)
     heuristic, _ = play(rules_name, game_no, False, vs_masters, share)
     return [m - h for m, h in zip(master, heuristic, strict=True)], times
 
@@ -94,11 +132,21 @@ def main() -> None:
     parser.add_argument("--vs-masters", action="store_true", help="opponents are masters")
     parser.add_argument("--share", type=float, default=0.5, help="master's share of the clock")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (at most 2 here)")
+    parser.add_argument(
+        "--sighted",
+        choices=[p for p in PHASES if p],
+        default="",
+        help="give the master the true hands for its calls, cards or both (an upper bound)",
+    )
     args = parser.parse_args()
     opponents = "3 masters" if args.vs_masters else "3 heuristics"
-    print(f"duplicate: master vs heuristic in one seat against {opponents}, default clock")
+    shown = {"calls": "calls", "cards": "cards", "both": "calls and cards"}
+    sighted = f", master given the true hands for its {shown[args.sighted]}" if args.sighted else ""
+    print(f"duplicate: master vs heuristic in one seat against {opponents}, default clock{sighted}")
     for rules_name in args.rules.split(","):
-        work = [(rules_name, g, args.vs_masters, args.share) for g in range(args.games)]
+        work = [
+            (rules_name, g, args.vs_masters, args.share, args.sighted) for g in range(args.games)
+        ]
         start = time.perf_counter()
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             results = list(pool.map(pair, work))

@@ -38,34 +38,9 @@ def test_hello_ids_are_distinct_repeatable_and_say_nothing_of_the_seed():
     assert hello_id(seed + 1, 0, 0) != ids[0, 0]
 
 
-def test_a_seeded_play_of_random_bots_repeats_exactly(arena, sandbox, tmp_path):
+def _play_random(arena, seed: int, path: Path) -> dict:
+    """The moves of a 2-game play of four random bots (three sample processes) on ``seed``."""
     bot = SAMPLE_BOTS / "random"
-    records = []
-    for run in range(2):
-        path = tmp_path / f"run{run}.json"
-        ok(
-            arena(
-                "play",
-                bot,
-                bot,
-                bot,
-                "random",
-                "--seed",
-                "9",
-                "--games",
-                "2",
-                "--deals",
-                "2",
-                "--quiet",
-                "--replay",
-                path,
-            )
-        )
-        records.append(json.loads(path.read_text()))
-    assert moves(records[0]) == moves(records[1])
-    assert records[0]["totals"] == records[1]["totals"]
-    # the bots really draw at random: another seed, other calls and cards
-    other = tmp_path / "other.json"
     ok(
         arena(
             "play",
@@ -74,17 +49,25 @@ def test_a_seeded_play_of_random_bots_repeats_exactly(arena, sandbox, tmp_path):
             bot,
             "random",
             "--seed",
-            "10",
+            str(seed),
             "--games",
             "2",
             "--deals",
             "2",
             "--quiet",
             "--replay",
-            other,
+            path,
         )
     )
-    assert moves(json.loads(other.read_text())) != moves(records[0])
+    return json.loads(path.read_text())
+
+
+def test_a_seeded_play_of_random_bots_repeats_exactly(arena, sandbox, tmp_path):
+    records = [_play_random(arena, 9, tmp_path / f"run{run}.json") for run in range(2)]
+    assert moves(records[0]) == moves(records[1])
+    assert records[0]["totals"] == records[1]["totals"]
+    # the bots really draw at random: another seed, other calls and cards
+    assert moves(_play_random(arena, 10, tmp_path / "other.json")) != moves(records[0])
 
 
 def _demo(tmp_path: Path, monkeypatch, name: str, seed: str) -> tuple[str, list[int]]:
