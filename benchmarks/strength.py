@@ -6,7 +6,8 @@ of the test seat's points per deal (master minus heuristic) with a 95% CI cluste
 (the seat rotates with the game). Opponents are three heuristics, or with ``--vs-masters``
 three masters. The master runs under the default clock as the referee keeps it (1000 ms per
 decision plus a 10 s bank per game, overruns taken from the bank), in this process, so the
-decision times are its own work; p50/p99 are over every master decision in the test seat.
+decision times are its own work (each worker loads the compiled kernels first, as the
+sample bot does before it serves); p50/p99 are over every master decision in the test seat.
 
 ``--sighted calls|cards|both`` is a measurement, not a player: the master in the test seat is
 given the true hands in place of its sampled deals for its calls, its cards or both. The
@@ -29,6 +30,7 @@ import numpy as np
 
 from arena.bots.house import HeuristicBot
 from arena.bots.house.master import MasterBot
+from arena.bots.house.master.cache import warm
 from arena.game import CALLING, PLAYING, Game, derive_seed, get_ruleset
 from arena.referee.match import Clock
 
@@ -148,7 +150,7 @@ def main() -> None:
             (rules_name, g, args.vs_masters, args.share, args.sighted) for g in range(args.games)
         ]
         start = time.perf_counter()
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        with ProcessPoolExecutor(max_workers=args.jobs, initializer=warm) as pool:
             results = list(pool.map(pair, work))
         per_game = [r[0] for r in results]
         times = [t for r in results for t in r[1]]
