@@ -141,6 +141,8 @@ def main() -> None:
         help="give the master the true hands for its calls, cards or both (an upper bound)",
     )
     args = parser.parse_args()
+    if args.games < 2:
+        parser.error("--games must be at least 2 (the CI is clustered by game)")
     opponents = "3 masters" if args.vs_masters else "3 heuristics"
     shown = {"calls": "calls", "cards": "cards", "both": "calls and cards"}
     sighted = f", master given the true hands for its {shown[args.sighted]}" if args.sighted else ""
