@@ -24,6 +24,7 @@ import argparse
 import math
 import statistics
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -31,11 +32,12 @@ import numpy as np
 from arena.bots.house import HeuristicBot
 from arena.bots.house.master import MasterBot
 from arena.bots.house.master.cache import warm
-from arena.game import CALLING, PLAYING, Game, derive_seed, get_ruleset
+from arena.bots.house.master.inference import Inference
+from arena.game import CALLING, PLAYING, Game, Observation, derive_seed, get_ruleset
 from arena.referee.match import Clock
 
 CLOCK = Clock()
-PHASES = {"": (), "calls": (CALLING,), "cards": (PLAYING,), "both": (CALLING, PLAYING)}
+PHASES = {"calls": (CALLING,), "cards": (PLAYING,), "both": (CALLING, PLAYING)}
 
 
 class SightedMaster(MasterBot):
@@ -47,7 +49,7 @@ class SightedMaster(MasterBot):
         self.phases = phases
         self.hands: list[int] = []
 
-    def _reader(self, obs, know):
+    def _reader(self, obs: Observation, know: Inference) -> Callable[[int, int], np.ndarray]:
         if obs.phase not in self.phases:
             return super()._reader(obs, know)
         true = np.array(self.hands, np.int64)
@@ -136,7 +138,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (at most 2 here)")
     parser.add_argument(
         "--sighted",
-        choices=[p for p in PHASES if p],
+        choices=list(PHASES),
         default="",
         help="give the master the true hands for its calls, cards or both (an upper bound)",
     )
@@ -144,8 +146,8 @@ def main() -> None:
     if args.games < 2:
         parser.error("--games must be at least 2 (the CI is clustered by game)")
     opponents = "3 masters" if args.vs_masters else "3 heuristics"
-    shown = {"calls": "calls", "cards": "cards", "both": "calls and cards"}
-    sighted = f", master given the true hands for its {shown[args.sighted]}" if args.sighted else ""
+    shown = "calls and cards" if args.sighted == "both" else args.sighted
+    sighted = f", master given the true hands for its {shown}" if args.sighted else ""
     print(f"duplicate: master vs heuristic in one seat against {opponents}, default clock{sighted}")
     for rules_name in args.rules.split(","):
         work = [

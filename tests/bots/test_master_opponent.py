@@ -20,7 +20,7 @@ from arena.bots.house.calling import choose_call, estimate_tricks
 from arena.bots.house.knowledge import scan
 from arena.bots.house.master import opponent
 from arena.bots.house.master.policy import MODEL
-from arena.bots.house.master.reading import call_shift, history, seat_loglik, voids_now
+from arena.bots.house.master.reading import FULL, call_shift, history, seat_loglik, voids_now
 from arena.game import BHOOS, CALLING, PAGAT, Deal, Game, Observation, derive_seed
 from arena.game.cards import mask_of
 from arena.game.scoring import score_tenths
@@ -28,7 +28,6 @@ from arena.game.tricks import head_code, summarise
 from tests.bots.test_house import KNOBS
 
 RULESETS = [PAGAT, BHOOS, KNOBS]
-FULL = (1 << 52) - 1
 
 
 def model_play(obs: Observation) -> int:

@@ -39,7 +39,8 @@ def test_hello_ids_are_distinct_repeatable_and_say_nothing_of_the_seed():
 
 
 def _play_random(arena, seed: int, path: Path) -> dict:
-    """The moves of a 2-game play of four random bots (three sample processes) on ``seed``."""
+    """The replay record of a 2-game play of four random bots (three sample processes) on
+    ``seed``."""
     bot = SAMPLE_BOTS / "random"
     ok(
         arena(

@@ -19,7 +19,7 @@ import numpy as np
 from arena.bots.house.base import HouseBot
 from arena.bots.house.master.inference import Inference, infer
 from arena.bots.house.master.policy import MODEL, SIGHTED
-from arena.game import Card, Observation
+from arena.game import CALLING, Card, Observation
 from arena.game.cards import ABOVE, SUIT_OF
 from arena.game.scoring import score_tenths
 from arena.game.tricks import head_code
@@ -51,7 +51,7 @@ def think_seconds(obs: Observation, decision_ms: int, time_left_ms: int, share: 
     the bank over the decisions left in the game, never more than ``share`` of the time the
     request allows (``decision_ms`` is the allowance plus the bank)."""
     allowance = max(0, decision_ms - time_left_ms)
-    this_deal = len(obs.hand) + (1 if obs.phase == "calling" else 0)
+    this_deal = len(obs.hand) + (1 if obs.phase == CALLING else 0)
     later_deals = (obs.rules.deals_per_game - obs.deal - 1) * (CARDS_PER_DEAL + 1)
     spend = allowance + time_left_ms / max(1, this_deal + later_deals)
     return share * min(spend, decision_ms) / 1000
@@ -226,7 +226,7 @@ class MasterBot(HouseBot):
 
         rules = obs.rules
         fixed = (
-            obs.seat if obs.phase != "calling" else leader,
+            obs.seat if obs.phase != CALLING else leader,
             leader,
             np.array([int(c) for c in obs.current.cards], np.int64),
             np.array(obs.won, np.int64),
@@ -236,7 +236,7 @@ class MasterBot(HouseBot):
             rules.scoring == "bhoos",
             EPSILON,
             np.array([own if s == obs.seat else MODEL for s in range(4)], np.int64),
-            EXACT if obs.phase != "calling" else 0,
+            EXACT if obs.phase != CALLING else 0,
             score_table(obs),
         )
 
