@@ -4,18 +4,27 @@ A search bot samples the unseen cards into hands, then plays each sample out man
 The kernel below calls ``legal_mask``, ``add_card`` and ``winning_card`` from ``tricks`` —
 the very functions the state machine runs in CPython — compiled by numba, so there is one
 copy of the rules and the playouts run at native speed. Compilation happens on first use
-(about 10 s cold, ~2 s from numba's on-disk cache).
+(about 10 s cold, ~2 s from numba's on-disk cache). numba checks that cache against each
+kernel's own file only, so it is emptied first when the trick rules or the cards' tables the
+kernels inline have changed (``arena.numba_cache``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numba
 import numpy as np
 
 from arena.game.deal import PLAYING, Deal
 from arena.game.tricks import add_card, head_code, legal_mask, winning_card
+from arena.numba_cache import drop_stale
+
+HERE = Path(__file__).parent
+# What this folder's kernels are built from; numba loads a cached kernel at its first call.
+COMPILED_FROM = ("cards.py", "tricks.py", "playout.py")
+drop_stale(HERE, [HERE / name for name in COMPILED_FROM])
 
 # The engine's trick rules compiled, for any search kernel (here and in the master bot).
 legal_nb = numba.njit(cache=True)(legal_mask)

@@ -7,19 +7,20 @@ outside the sandbox (``arena setup``, or any run of the master outside one) and,
 source folder is read-only, ``prepare`` copies it into the bot's private ``/tmp`` and points
 numba there before the kernels are imported. numba checks each entry against its own
 source file only, not against the modules that file calls into or takes constants from (the
-heuristic, the trick rules); ``drop_stale`` therefore fingerprints all of them and empties
-the cache when any has changed, so a stale kernel is recompiled, never trusted.
+heuristic, the trick rules); ``drop_stale`` therefore empties the cache when any of them has
+changed (``arena.numba_cache``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
+
+from arena import numba_cache
+from arena.numba_cache import module_file
 
 KERNELS = "arena.bots.house.master.kernels"
 # What the compiled kernels are built from: this package's compiled modules and the modules
@@ -35,55 +36,21 @@ DEPENDS = (
     "arena.bots.house.knowledge",
     "arena.bots.house.play",
 )
-FINGERPRINT = "sources.sha256"
-
-
-def kernel_source() -> Path:
-    spec = importlib.util.find_spec(KERNELS)
-    if spec is None or spec.origin is None:  # pragma: no cover - the package is broken
-        raise RuntimeError(f"cannot find {KERNELS}")
-    return Path(spec.origin)
-
-
-def _fingerprint(package: Path) -> str:
-    digest = hashlib.sha256()
-    sources = sorted(path for path in package.glob("*.py") if path.name in COMPILED)
-    for name in DEPENDS:
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.origin is not None:
-            sources.append(Path(spec.origin))
-    for source in sources:
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    return digest.hexdigest()
 
 
 def drop_stale(package: Path | None = None) -> bool:
-    """Empty the package's numba cache when any source it was built from has changed since
-    (numba would trust a kernel whose callee changed). Returns whether it did; does nothing
-    where the cache is read-only (the sandbox: its copy was checked when it was built)."""
+    """Empty the master's numba cache when any source its kernels are built from has
+    changed (see ``arena.numba_cache``). Returns whether it did."""
     package = package or Path(__file__).parent
-    pycache = package / "__pycache__"
-    stamp = pycache / FINGERPRINT
-    try:  # a first run must leave its stamp, or the next process drops what this one built
-        pycache.mkdir(exist_ok=True)
-    except OSError:
-        return False
-    if not os.access(pycache, os.W_OK):
-        return False
-    current = _fingerprint(package)
-    if stamp.exists() and stamp.read_text() == current:
-        return False
-    for entry in pycache.glob("*.nb[ic]"):
-        entry.unlink(missing_ok=True)
-    stamp.write_text(current)
-    return True
+    sources = [package / name for name in COMPILED] + [module_file(name) for name in DEPENDS]
+    return numba_cache.drop_stale(package, sources)
 
 
 def prepare(scratch: Path | None = None) -> Path | None:
     """Before the kernels are imported: when their folder is read-only, copy the prebuilt
     cache to ``scratch`` (a private temp dir by default) and make numba use it. Returns the
     cache dir used then, None when numba can use the in-tree cache itself."""
-    source = kernel_source()
+    source = module_file(KERNELS)
     pycache = source.parent / "__pycache__"
     if os.access(source.parent, os.W_OK) and (not pycache.exists() or os.access(pycache, os.W_OK)):
         return None
