@@ -16,7 +16,7 @@ from arena.tournaments.background import job_withdrawn
 from arena.tournaments.dispatch import finish_if_over, matches_to_send
 from arena.tournaments.executor import worker_name
 from arena.tournaments.registry import Runtime, validate_stored
-from arena.tournaments.run import run_match
+from arena.tournaments.run import play_until_stopped
 from workers.app import app
 
 RETRY_S = 2.0  # pause before another attempt after a platform error
@@ -58,7 +58,9 @@ def run_match_task(self: Task, match_id: int) -> str:
     db, runtime = context()
     if job_withdrawn(db, match_id):
         return "stopped"  # an organiser stopped the tournament after this job was sent
-    status = run_match(db, runtime, match_id, worker_name())
+    status = play_until_stopped(db, runtime, match_id, worker_name())
+    if status == "stopped":
+        return status  # given back unsent: the organiser's next start sends it again
     if status == "retry":
         raise self.retry(countdown=RETRY_S)
     with db.session(read_only=True) as s:

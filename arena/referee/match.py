@@ -94,6 +94,8 @@ class Referee:
         if len(players) != 4:
             raise ValueError(f"a match needs 4 players, not {len(players)}")
         self.spec, self.on_deal = spec, on_deal
+        # Called before every decision; it may raise to abandon the match (bots are closed).
+        self.before_decision: Callable[[], None] | None = None
         self.entrants = [_Entrant(p) for p in players]
         self.result = MatchResult(spec.match_id, [p.name for p in players])
         self.next_id = 0
@@ -181,6 +183,8 @@ class Referee:
         seat = deal.to_act
         assert seat is not None
         kind = "call" if deal.phase == CALLING else "play"
+        if self.before_decision is not None:
+            self.before_decision()
         move = self._decide(seats[seat], kind, deal, g, log)
         if kind == "call":
             game.call(seat, move)

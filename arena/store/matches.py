@@ -146,7 +146,7 @@ def release_match(
 ) -> str | None:
     """Give the match back: ``pending`` for another attempt, or ``failed`` with ``reason``
     once the attempts are used up; None if the lease was lost meanwhile. An ``interrupted``
-    attempt (stopped by the operator) is not counted."""
+    attempt (stopped by the operator) is not counted, and the match counts as never sent."""
     status = "failed" if lease.attempt >= max_attempts and not interrupted else "pending"
     released = s.execute(
         update(Match)
@@ -155,6 +155,8 @@ def release_match(
             status=status,
             reason=None if interrupted else reason[:MAX_REASON],
             attempts=Match.attempts - 1 if interrupted else Match.attempts,
+            # an interrupted job is gone from the queue: the next send must include it
+            queued_at=None if interrupted else Match.queued_at,
             attempt_token=None,
             lease_expires_at=None,
             finished_at=utcnow() if status == "failed" else None,

@@ -2,8 +2,9 @@
 
 With a broker configured (``ARENA_BROKER_URL`` set), a start sends the matches to the
 Celery workers, as ``arena tournament run --backend celery --detach`` does; a stop marks
-the run stopped, so that workers skip the jobs still queued (a match being played ends
-normally), and clears the sent marks so that the next start sends them again.
+the run stopped, so that workers skip the jobs still queued, and clears the sent marks so
+that the next start sends them again. A worker playing a match of the run sees the stop
+within a second (``run_stopped``) and gives the match back, to be played again.
 
 Without one, a start launches ``arena tournament run ID`` as a process of its own session
 (it outlives the request and the web worker); a stop sends it SIGINT, its Ctrl-C: matches
@@ -20,6 +21,7 @@ import socket
 import subprocess
 import sys
 import threading
+from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import update
@@ -131,6 +133,22 @@ def _runs_tournament(pid: int | None, tournament_id: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z" and b"tournament" in argv and str(tournament_id).encode() in argv
+
+
+def run_started(db: Database, tournament_id: int) -> datetime | None:
+    """When the dashboard's run of the tournament started, if it is under way: a stop can
+    then reach its matches. None for a run no organiser can stop from the dashboard."""
+    with db.session(read_only=True) as s:
+        run = s.get(TournamentRun, tournament_id)
+        return run.started_at if run is not None and run.stopped_at is None else None
+
+
+def run_stopped(db: Database, tournament_id: int, started_at: datetime) -> bool:
+    """The run that started at ``started_at`` has been stopped (a later start is another
+    run: the matches it plays go on)."""
+    with db.session(read_only=True) as s:
+        run = s.get(TournamentRun, tournament_id)
+        return run is not None and run.started_at == started_at and run.stopped_at is not None
 
 
 def job_withdrawn(db: Database, match_id: int) -> bool:

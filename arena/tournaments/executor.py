@@ -23,9 +23,9 @@ from multiprocessing.synchronize import Event
 from arena.bots.sandbox import SandboxPolicy, die_with, resolve_mode, sweep_leftovers
 from arena.store import Database, claimable_matches, progress, set_tournament_status
 from arena.tournaments.registry import Runtime
-from arena.tournaments.run import run_match
+from arena.tournaments.run import play_until_stopped, run_match
 from arena.tournaments.standings import finish_tournament
-from arena.tournaments.stopping import Stopped, request_stop, stoppable
+from arena.tournaments.stopping import request_stop
 
 Progress = Callable[[str, int, int], None]  # (status of the match just ended, done, total)
 POLL_S = 0.5  # how often to look again while other workers hold the remaining matches
@@ -152,11 +152,7 @@ def _work(match_id: int) -> str:
     db, runtime, stop = _worker
     if stop.is_set():
         return "stopped"  # left pending, for the next run
-    try:
-        with stoppable():
-            return run_match(db, runtime, match_id, worker_name())
-    except Stopped:
-        return "stopped"
+    return play_until_stopped(db, runtime, match_id, worker_name())
 
 
 def worker_name() -> str:

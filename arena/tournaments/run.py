@@ -32,11 +32,13 @@ from arena.store import (
     renew_lease,
     save_live_record,
 )
+from arena.tournaments.background import run_started, run_stopped
 from arena.tournaments.registry import Runtime, player_for
 from arena.tournaments.standings import snapshot_if_due
-from arena.tournaments.stopping import shielded
+from arena.tournaments.stopping import Stopped, checkpoint, shielded, stop_soon, stoppable
 
 MAX_LOG_BYTES = 64 * 1024
+STOP_POLL_S = 1.0  # how often a match asks whether its run was stopped from the dashboard
 logger = logging.getLogger(__name__)
 
 
@@ -60,6 +62,16 @@ def match_spec(db: Database, match_id: int) -> tuple[MatchSpec, list[BotVersion]
     return spec, versions
 
 
+def play_until_stopped(db: Database, runtime: Runtime, match_id: int, worker: str) -> str:
+    """``run_match`` for a worker: ``stopped`` (the match given back, to be played again)
+    when a stop comes meanwhile, from a signal or from the dashboard."""
+    try:
+        with stoppable():
+            return run_match(db, runtime, match_id, worker)
+    except Stopped:
+        return "stopped"
+
+
 def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str:
     """Claim, play and record one match. Returns ``done``; ``skipped`` (done, failed or
     leased to another worker); ``retry`` or ``failed`` after a platform error (not a bot's:
@@ -75,7 +87,7 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
         if lease is None:
             return "skipped"
         log_dir = runtime.log_dir(match_id, lease.token)
-        with keep_lease(db, lease, settings.lease_s):
+        with keep_lease(db, lease, settings.lease_s), watch_for_stop(db, match_id):
             status = _play_and_record(db, runtime, lease, log_dir)
     except Exception as exc:
         if lease is None:
@@ -124,6 +136,7 @@ def play_stored_match(
     spec, versions = match_spec(db, match_id)
     players = [player_for(db, runtime, v, spec.seed + i, log_dir) for i, v in enumerate(versions)]
     referee = Referee(spec, players, None)
+    referee.before_decision = checkpoint
     if lease is not None:
         referee.on_deal = lambda *_: store_progress(db, lease, referee.record_so_far())
     return referee.run(), versions
@@ -164,6 +177,36 @@ def keep_lease(db: Database, lease: Lease, lease_s: float) -> Iterator[None]:
                 continue
 
     thread = threading.Thread(target=renew, name=f"lease-{lease.match_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+@contextmanager
+def watch_for_stop(db: Database, match_id: int) -> Iterator[None]:
+    """While the block plays the match: if the organiser stops the dashboard's run it
+    belongs to, stop the match at its next decision (``stopping.checkpoint``)."""
+    with db.session(read_only=True) as s:
+        tournament_id = get_match(s, match_id).tournament_id
+    started = run_started(db, tournament_id)
+    if started is None:
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(STOP_POLL_S):
+            try:
+                if run_stopped(db, tournament_id, started):
+                    stop_soon()
+                    return
+            except Exception:  # the database is away for a moment: ask again next time
+                continue
+
+    thread = threading.Thread(target=watch, name=f"stop-{match_id}", daemon=True)
     thread.start()
     try:
         yield

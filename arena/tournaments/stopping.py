@@ -5,6 +5,10 @@ happens to be. Raised inside a write (a progress record, a claim, a result), it 
 a connection holding the database's write lock, and the give-back that follows would then
 fail and leave the match ``running`` until its lease expired. So writes run ``shielded``: a
 stop that arrives during one is raised when it ends.
+
+A stop can also come from another thread (an organiser's stop seen in the database, where no
+signal reaches a Celery worker's pool process): ``stop_soon`` only marks it, and the match
+raises it at its next ``checkpoint``, before a decision.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from contextlib import contextmanager
 _armed = False  # a match is being played: a stop may be raised
 _shields = 0
 _pending = False
+_soon = False  # set from another thread: raised at the next checkpoint
 
 
 class Stopped(BaseException):
@@ -32,15 +37,29 @@ def request_stop() -> None:
     raise Stopped
 
 
+def stop_soon() -> None:
+    """From any thread: the match being played stops at its next checkpoint."""
+    global _soon
+    _soon = _armed
+
+
+def checkpoint() -> None:
+    """In the thread playing the match, between two decisions: raise a stop marked since."""
+    global _soon
+    if _soon and _armed and not _shields:
+        _soon = False
+        raise Stopped
+
+
 @contextmanager
 def stoppable() -> Iterator[None]:
     """The block plays a match: a stop request may interrupt it."""
-    global _armed, _pending
-    _armed, _pending = True, False
+    global _armed, _pending, _soon
+    _armed, _pending, _soon = True, False, False
     try:
         yield
     finally:
-        _armed = _pending = False
+        _armed = _pending = _soon = False
 
 
 @contextmanager

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -314,11 +315,13 @@ def processes_left(marker: Path, timeout: float = 10.0) -> list[str]:
     return left
 
 
-def wait_for(check, timeout: float, what: str) -> None:
+def wait_for(check, timeout: float, what: str, detail: Callable[[], str] | None = None) -> None:
+    """Poll ``check``; on timeout fail, with ``detail()`` (e.g. the workers' logs)."""
     deadline = time.monotonic() + timeout
     while not check():
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout} s waiting for {what}")
+            more = f"\n{detail()}" if detail is not None else ""
+            pytest.fail(f"timed out after {timeout} s waiting for {what}{more}")
         time.sleep(0.05)
 
 

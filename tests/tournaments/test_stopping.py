@@ -38,3 +38,36 @@ def test_no_stop_outside_a_match_and_none_left_over():
         request_stop()
     with stoppable(), shielded():  # a fresh match starts with no stop pending
         pass
+
+
+def test_a_stop_from_another_thread_waits_for_the_next_checkpoint():
+    import threading
+
+    from arena.tournaments.stopping import checkpoint, stop_soon
+
+    steps = []
+    with pytest.raises(Stopped), stoppable():
+        checkpoint()  # nothing asked yet
+        steps.append("decision 1")
+        watcher = threading.Thread(target=stop_soon)
+        watcher.start()
+        watcher.join()
+        steps.append("decision 1 still finishes")
+        with shielded():
+            checkpoint()  # never inside a write
+            steps.append("write")
+        checkpoint()
+        steps.append("decision 2")
+    assert steps == ["decision 1", "decision 1 still finishes", "write"]
+
+
+def test_a_stop_marked_between_matches_reaches_no_match():
+    from arena.tournaments.stopping import checkpoint, stop_soon
+
+    stop_soon()  # no match is being played: nothing to stop
+    with stoppable():
+        checkpoint()
+    with stoppable():
+        stop_soon()
+    with stoppable():  # the last match's stop is not carried into the next
+        checkpoint()
