@@ -7,9 +7,10 @@ from sqlalchemy import select
 
 from arena.accounts.throttle import (
     Limits,
+    forgive_login,
     login_blocked,
-    record_login_failure,
     record_signup,
+    reserve_login,
     signup_blocked,
 )
 from arena.accounts.tokens import list_tokens, revoke_token_id
@@ -56,15 +57,20 @@ def login():
     name, password = request.form.get("name", "").strip(), request.form.get("password", "")
     address = request.remote_addr or "unknown"
     limits = Limits.from_env()
-    # Read-only while scrypt runs (~50 ms): SQLite's write lock is not held for it.
+    # Counted as a failure first (committed), then checked against the limits: parallel
+    # guesses see each other's reservations, so no more than the limit are ever checked.
+    with database().session() as s:
+        reserved = reserve_login(s, name, address, limits)
     with database().session(read_only=True) as s:
-        if login_blocked(s, name, address, limits):
-            return _login_refused(TOO_MANY, 429, name)
-        user = authenticate(s, name, password)
-    if user is None:
-        with database().session() as s:
-            record_login_failure(s, name, address, limits)
+        blocked = login_blocked(s, name, address, limits)
+        # Read-only while scrypt runs (~50 ms): SQLite's write lock is not held for it.
+        user = None if blocked else authenticate(s, name, password)
+    if user is None and not blocked:
         return _login_refused("wrong user name or password", 401, name)
+    with database().session() as s:
+        forgive_login(s, reserved)
+    if blocked:
+        return _login_refused(TOO_MANY, 429, name)
     log_in(user)
     return redirect(_next_page())
 

@@ -3,7 +3,10 @@ every web worker and machine sees the same counts.
 
 - Log-ins: only failures count, per account and per address. While either has had its
   limit of failures within the window, further attempts are refused before the password is
-  even checked (no scrypt work for a guesser, no answer either).
+  even checked (no scrypt work for a guesser, no answer either). An attempt is counted as a
+  failure *before* its password is checked (``reserve_login``) and forgiven when it proves
+  right, so guesses sent in parallel cannot all pass the check before the first failure is
+  written: at most the limit of them are ever checked.
 - Sign-ups: per address and hour, so that one machine cannot make accounts by the dozen to
   get around the per-user upload limit.
 """
@@ -67,26 +70,37 @@ def _counts(s: Session, keys: Sequence[str], window_s: int) -> dict[str, int]:
     return dict(s.execute(query).all())
 
 
-def _record(s: Session, keys: Sequence[str], window_s: int) -> None:
-    """Count an event against ``keys``, dropping their events older than the window."""
+def _record(s: Session, keys: Sequence[str], window_s: int) -> list[int]:
+    """Count an event against ``keys``, dropping their events older than the window;
+    returns the new events' ids."""
     old = utcnow() - timedelta(seconds=window_s)
     s.execute(delete(RateEvent).where(RateEvent.key.in_(keys), RateEvent.created_at < old))
-    s.add_all(RateEvent(key=key) for key in keys)
+    events = [RateEvent(key=key) for key in keys]
+    s.add_all(events)
     s.flush()
+    return [event.id for event in events]
+
+
+def reserve_login(s: Session, name: str, address: str, limits: Limits) -> list[int]:
+    """Count this attempt as a failure against the account and the address; commit it
+    before reading the counts. Returns what ``forgive_login`` takes back."""
+    return _record(s, _login_keys(name, address), limits.login_window_s)
 
 
 def login_blocked(s: Session, name: str, address: str, limits: Limits) -> bool:
-    """Whether this account or this address has used up its failures for now."""
+    """Whether this account or this address is over its failures for now, this attempt's
+    reservation included (so a refused attempt must be forgiven: it checked nothing)."""
     account, addr = _login_keys(name, address)
     counts = _counts(s, (account, addr), limits.login_window_s)
     return (
-        counts.get(account, 0) >= limits.login_per_account
-        or counts.get(addr, 0) >= limits.login_per_address
+        counts.get(account, 0) > limits.login_per_account
+        or counts.get(addr, 0) > limits.login_per_address
     )
 
 
-def record_login_failure(s: Session, name: str, address: str, limits: Limits) -> None:
-    _record(s, _login_keys(name, address), limits.login_window_s)
+def forgive_login(s: Session, reserved: Sequence[int]) -> None:
+    """The attempt was refused unchecked, or its password was right: it is no failure."""
+    s.execute(delete(RateEvent).where(RateEvent.id.in_(reserved)))
 
 
 def signup_blocked(s: Session, address: str, limits: Limits) -> bool:

@@ -8,7 +8,9 @@ import logging
 import os
 import re
 import subprocess
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from http.cookiejar import CookieJar
 from urllib.error import URLError
 from urllib.parse import urlencode
@@ -20,6 +22,7 @@ from sqlalchemy import select, text
 
 from arena.cli import main
 from arena.store import ApiToken, Base, Bot, User
+from arena.store.models import RateEvent
 from dashboard import create_app
 from tests.dashboard.users import PASSWORD, csrf_of, log_in, make_user, post_form
 
@@ -189,6 +192,33 @@ def test_log_in_limits_per_account_and_per_address_hold_across_app_instances(
         assert log_in(web2, "jon", "guess", **a).status_code == 401
     assert log_in(web1, "kim", **a).status_code == 429
     assert log_in(web2, "kim", **b).status_code == 302  # another address is not blocked
+
+
+def test_parallel_guesses_get_no_more_checks_than_the_limit(db, site, monkeypatch):
+    """Guesses sent at once must not all pass the limit before the first failure is
+    written (they did: 12 of 12 were checked): each counts as a failure before its password
+    is checked."""
+    monkeypatch.setenv("ARENA_LOGIN_LIMIT", "3,100,900")
+    make_user(db, "ida")
+    guessers = 12
+    clients = [create_app(db, site.runtime, TESTING=True).test_client() for _ in range(guessers)]
+    forms = [csrf_of(web) for web in clients]
+    start = threading.Barrier(guessers)
+
+    def guess(i: int) -> int:
+        form = {"name": "ida", "password": f"guess-{i}", "csrf_token": forms[i]}
+        start.wait()
+        return clients[i].post("/login", data=form).status_code
+
+    with ThreadPoolExecutor(guessers) as pool:
+        answers = list(pool.map(guess, range(guessers)))
+    assert set(answers) <= {401, 429}, answers
+    # The checked ones: never more than the limit (a burst may even be refused whole, when
+    # every reservation is in before any count is read).
+    assert answers.count(401) <= 3, answers
+    with db.session(read_only=True) as s:  # every checked guess is a failure; no refusal is
+        keys = list(s.scalars(select(RateEvent.key).where(RateEvent.key == "user:ida")))
+    assert len(keys) == answers.count(401)
 
 
 def test_passwords_never_reach_the_database_or_the_logs_in_clear(client, db, caplog):
