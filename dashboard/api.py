@@ -11,7 +11,7 @@ from flask import Blueprint, jsonify, request, url_for
 from werkzeug.http import parse_options_header
 
 from arena.bots.player import public_reason
-from arena.submissions import SubmissionError, submission_status, version_log
+from arena.submissions import SubmissionError, set_retired, submission_status, version_log
 from arena.views.bots import bot_list, bot_page
 from arena.views.cache import CACHE
 from arena.views.decision import export_decision
@@ -128,6 +128,22 @@ def submit_bot_version(name: str):
     where = url_for("api.version_status", version_id=version_id, _external=True)
     body = {"id": version_id, "status": status.status, "status_url": where}
     return jsonify(body), 201, {"Location": where}
+
+
+@api.post("/bots/<name>/retire")
+def retire_bot(name: str):
+    """Enter the bot in no new tournament (its owner or an organiser)."""
+    return _retired(name, True)
+
+
+@api.post("/bots/<name>/restore")
+def restore_bot(name: str):
+    return _retired(name, False)
+
+
+def _retired(name: str, retired: bool):
+    since = set_retired(database(), name, retired, bearer_user())
+    return jsonify({"name": name, "retired": since and since.isoformat(timespec="seconds")})
 
 
 def _uploaded_zip(name: str):

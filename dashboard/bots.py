@@ -1,13 +1,14 @@
-"""Bot list and bot pages."""
+"""Bot list and bot pages; an owner's (or organiser's) retire and restore."""
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, flash, redirect, render_template, url_for
 
+from arena.submissions import set_retired
 from arena.views.bots import bot_list, bot_page
 from arena.views.logs import bot_owner
-from dashboard.auth import may_see_logs
-from dashboard.db import session
+from dashboard.auth import current_user, login_required, may_see_logs
+from dashboard.db import database, session
 
 bots = Blueprint("bots", __name__, url_prefix="/bots")
 
@@ -23,3 +24,22 @@ def show(bot_id: int):
     page = bot_page(s, bot_id)
     mine = may_see_logs(bot_owner(s, bot_id).owner_id)
     return render_template("bot.html", page=page, mine=mine)
+
+
+@bots.post("/<int:bot_id>/retire")
+@login_required
+def retire(bot_id: int):
+    return _set_retired(bot_id, True)
+
+
+@bots.post("/<int:bot_id>/restore")
+@login_required
+def restore(bot_id: int):
+    return _set_retired(bot_id, False)
+
+
+def _set_retired(bot_id: int, retired: bool):
+    name = bot_owner(session(), bot_id).name  # an unknown id is a 404
+    set_retired(database(), name, retired, current_user())  # not the owner: 403
+    flash(f"{name} {'retired' if retired else 'restored'}", "info")
+    return redirect(url_for("bots.show", bot_id=bot_id), 303)

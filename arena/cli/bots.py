@@ -1,4 +1,4 @@
-"""``arena bot``: register and list bots here, or submit one to a server."""
+"""``arena bot``: register, list and retire bots here, or submit one to a server."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from rich.table import Table
 from arena.cli.api_client import ApiError, Client, find_token
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
-from arena.store import BotVersion, list_bots
+from arena.store import Bot, BotVersion, list_bots
+from arena.submissions import set_retired
 from arena.text import plural, printable
 from arena.tournaments.registry import archive_of, inspect_archive, register_bot
 
@@ -23,7 +24,7 @@ LOG_LINES = 20  # of the validation log, shown when a submitted bot is rejected
 
 @click.group()
 def bot() -> None:
-    """Register and list bots, or submit one to a server."""
+    """Register, list and retire bots, or submit one to a server."""
 
 
 @bot.command("add")
@@ -51,7 +52,7 @@ def list_command() -> None:
         with db.session(read_only=True) as s:
             bots = list_bots(s)
             rows = [
-                (v.id, v.ref, v.status, _reason(v), v.manifest.get("language", ""))
+                (v.id, v.ref, _status(b, v), _reason(v), v.manifest.get("language", ""))
                 for b in bots
                 for v in b.versions
             ]
@@ -62,6 +63,32 @@ def list_command() -> None:
         cells = (ref, status, language or "", reason[:80])
         table.add_row(str(vid), *map(literal, cells))
     Console().print(table)
+
+
+def _status(bot: Bot, version: BotVersion) -> str:
+    retired = f", retired {bot.retired_at:%Y-%m-%d}" if bot.retired_at else ""
+    return version.status + retired
+
+
+@bot.command("retire")
+@click.argument("name")
+def retire(name: str) -> None:
+    """Enter the bot NAME in no new tournament (its matches, ratings and versions stay, and
+    tournaments it is in play on). `arena bot restore NAME` undoes it."""
+    with user_errors():
+        _, db = runtime_and_db()
+        since = set_retired(db, name, True)
+    click.echo(printable(f"{name} retired on {since:%Y-%m-%d}: entered in no new tournament"))
+
+
+@bot.command("restore")
+@click.argument("name")
+def restore(name: str) -> None:
+    """Let a retired bot NAME be entered in new tournaments again."""
+    with user_errors():
+        _, db = runtime_and_db()
+        set_retired(db, name, False)
+    click.echo(printable(f"{name} restored: it may be entered in new tournaments"))
 
 
 def _reason(version: BotVersion) -> str:

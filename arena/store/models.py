@@ -47,6 +47,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """A stored time, aware: SQLite hands back naive UTC, Postgres aware times."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def _one_of(column: str, values: tuple[str, ...]) -> CheckConstraint:
     """A CHECK instead of a native enum: portable, and a new value is a one-line migration."""
     listed = ", ".join(f"'{v}'" for v in values)
@@ -96,6 +101,8 @@ class Bot(Base):
         ForeignKey("users.id", ondelete="SET NULL"), index=True
     )
     created_at: Mapped[datetime] = _created()
+    # withdrawn by its owner or an organiser: entered in no new tournament, history kept
+    retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     versions: Mapped[list[BotVersion]] = relationship(
         back_populates="bot", order_by="BotVersion.id"

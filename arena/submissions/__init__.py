@@ -3,6 +3,7 @@
 the background. Plain Python: Flask views and the CLI stay thin on top of it."""
 
 from arena.submissions.errors import SubmissionError
+from arena.submissions.retire import set_retired
 from arena.submissions.status import SubmissionStatus, submission_status, version_log
 from arena.submissions.submit import submit_version
 from arena.submissions.validation import EmbeddedValidation, Validator, run_validation
@@ -13,6 +14,7 @@ __all__ = [
     "SubmissionStatus",
     "Validator",
     "run_validation",
+    "set_retired",
     "submission_status",
     "submit_version",
     "version_log",

@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.store import Submission, User
+from arena.store.models import as_utc
 from arena.submissions.errors import SubmissionError
 
 WINDOW = timedelta(hours=1)
@@ -47,6 +48,4 @@ def take_slot(s: Session, user_id: int, filename: str, limit: int, now: datetime
 
 
 def _minutes_until(when: datetime, now: datetime) -> int:
-    if when.tzinfo is None:  # SQLite hands back naive UTC
-        when = when.replace(tzinfo=now.tzinfo)
-    return max(1, -int(-(when - now).total_seconds() // 60))
+    return max(1, -int(-(as_utc(when) - now).total_seconds() // 60))

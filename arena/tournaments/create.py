@@ -110,6 +110,11 @@ def _resolve(db: Database, runtime: Runtime, refs: Sequence[str]) -> list[BotVer
         if version.status != "valid":
             why = f": {version.reason}" if version.reason else ""
             raise StoreError(f"{ref} is {version.status}, not valid{why}")
+        if (retired := version.bot.retired_at) is not None:
+            raise StoreError(
+                f"{ref}: the bot {version.bot.name} was retired on {retired:%Y-%m-%d}; "
+                f"restore it to enter it (arena bot restore {version.bot.name})"
+            )
     seen: dict[int, str] = {}
     for ref, version in zip(refs, versions, strict=True):
         if version.id in seen:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -22,6 +23,7 @@ class BotSummary:
     versions: int
     latest: str
     status: str
+    retired: str  # the day it was retired (ISO), "" while it plays
 
 
 @dataclass(frozen=True)
@@ -37,15 +39,18 @@ class BotPage:
 def bot_list(s: Session) -> list[BotSummary]:
     """By name; each with its newest version's status (three queries, whatever the count)."""
     query = (
-        select(Bot.id, Bot.name, func.count(BotVersion.id), func.max(BotVersion.id))
+        select(Bot.id, Bot.name, Bot.retired_at, func.count(BotVersion.id), func.max(BotVersion.id))
         .outerjoin(BotVersion, BotVersion.bot_id == Bot.id)
-        .group_by(Bot.id, Bot.name)
+        .group_by(Bot.id, Bot.name, Bot.retired_at)
         .order_by(Bot.name)
     )
     rows = list(s.execute(query))
     latest_ids = [latest for *_, latest in rows if latest is not None]
     latest = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(latest_ids)))}
-    return [_summary(bot_id, name, n, latest.get(last)) for bot_id, name, n, last in rows]
+    return [
+        _summary(bot_id, name, retired, n, latest.get(last))
+        for bot_id, name, retired, n, last in rows
+    ]
 
 
 def bot_choices(s: Session) -> list[tuple[int, str]]:
@@ -53,13 +58,16 @@ def bot_choices(s: Session) -> list[tuple[int, str]]:
     return [(i, name) for i, name in s.execute(select(Bot.id, Bot.name).order_by(Bot.name))]
 
 
-def _summary(bot_id: int, name: str, versions: int, latest: BotVersion | None) -> BotSummary:
+def _summary(
+    bot_id: int, name: str, retired: datetime | None, versions: int, latest: BotVersion | None
+) -> BotSummary:
     return BotSummary(
         bot_id,
         name,
         versions,
         latest.version if latest else "",
         latest.status if latest else "",
+        retired.date().isoformat() if retired else "",
     )
 
 
@@ -80,7 +88,7 @@ def bot_page(s: Session, bot_id: int) -> BotPage:
     ]
     last = bot.versions[-1] if bot.versions else None
     return BotPage(
-        _summary(bot.id, bot.name, len(bot.versions), last),
+        _summary(bot.id, bot.name, bot.retired_at, len(bot.versions), last),
         versions,
         rating_history(s, set(ids)),
         _recent(s, ids),

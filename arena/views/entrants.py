@@ -1,5 +1,5 @@
-"""What an organiser can enter into a tournament: each bot's newest valid version, and the
-house bots."""
+"""What an organiser can enter into a tournament: each bot's newest valid version (retired
+bots left out), and the house bots."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def entrant_choices(s: Session) -> list[str]:
     rows = s.execute(
         select(Bot.name, BotVersion.version, BotVersion.manifest)
         .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(BotVersion.id.in_(newest))
+        .where(BotVersion.id.in_(newest), Bot.retired_at.is_(None))
         .order_by(Bot.name)
     )
     refs = [f"{name}@{version}" for name, version, manifest in rows if "house" not in manifest]
