@@ -11,7 +11,7 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -165,24 +165,13 @@ def captured_logs(log_dir: Path, versions: list[BotVersion]) -> dict[int, str]:
 @contextmanager
 def keep_lease(db: Database, lease: Lease, lease_s: float) -> Iterator[None]:
     """Renew the lease every third of its length while the block runs."""
-    done = threading.Event()
 
-    def renew() -> None:
-        while not done.wait(lease_s / 3):
-            try:
-                with db.session() as s:
-                    if not renew_lease(s, lease, lease_s):
-                        return  # taken over: the result will be discarded as late
-            except Exception:  # the database is away for a moment: try again next time
-                continue
+    def renew() -> bool:
+        with db.session() as s:
+            return not renew_lease(s, lease, lease_s)  # taken over: the result will be late
 
-    thread = threading.Thread(target=renew, name=f"lease-{lease.match_id}", daemon=True)
-    thread.start()
-    try:
+    with repeating(renew, lease_s / 3, f"lease-{lease.match_id}"):
         yield
-    finally:
-        done.set()
-        thread.join()
 
 
 @contextmanager
@@ -195,18 +184,32 @@ def watch_for_stop(db: Database, match_id: int) -> Iterator[None]:
     if started is None:
         yield
         return
+
+    def watch() -> bool:
+        if run_stopped(db, tournament_id, started):
+            stop_soon()
+            return True
+        return False
+
+    with repeating(watch, STOP_POLL_S, f"stop-{match_id}"):
+        yield
+
+
+@contextmanager
+def repeating(step: Callable[[], bool], every_s: float, name: str) -> Iterator[None]:
+    """Call ``step`` every ``every_s`` seconds in a thread while the block runs, until it
+    returns True. A step that fails (the database away for a moment) is tried again."""
     done = threading.Event()
 
-    def watch() -> None:
-        while not done.wait(STOP_POLL_S):
+    def loop() -> None:
+        while not done.wait(every_s):
             try:
-                if run_stopped(db, tournament_id, started):
-                    stop_soon()
+                if step():
                     return
-            except Exception:  # the database is away for a moment: ask again next time
+            except Exception:
                 continue
 
-    thread = threading.Thread(target=watch, name=f"stop-{match_id}", daemon=True)
+    thread = threading.Thread(target=loop, name=name, daemon=True)
     thread.start()
     try:
         yield
