@@ -14,6 +14,7 @@ from sqlalchemy import select
 from arena.store import Bot, Database, User
 from arena.store.models import as_utc, utcnow
 from arena.submissions.errors import SubmissionError
+from arena.submissions.submit import whose
 
 
 def set_retired(
@@ -28,8 +29,7 @@ def set_retired(
         if any("house" in v.manifest for v in bot.versions):
             raise SubmissionError(f"{name} is a house bot: the platform's own, never retired")
         if user is not None and not user.admin and bot.owner_id != user.id:
-            whose = "another user" if bot.owner_id is not None else "the organiser"
-            raise SubmissionError(f"the bot {name!r} belongs to {whose}", 403)
+            raise SubmissionError(f"the bot {name!r} belongs to {whose(bot)}", 403)
         if not retired:
             bot.retired_at = None
         elif bot.retired_at is None:

@@ -104,7 +104,11 @@ def check_owner(s: Session, user_id: int, name: str) -> None:
     bot = s.scalar(select(Bot).where(Bot.name == name))
     if bot is None or bot.owner_id == user_id:
         return
-    whose = "another user" if bot.owner_id is not None else "the organiser"
     raise SubmissionError(
-        f"the bot name {name!r} belongs to {whose}; pick another name in bot.toml", 403
+        f"the bot name {name!r} belongs to {whose(bot)}; pick another name in bot.toml", 403
     )
+
+
+def whose(bot: Bot) -> str:
+    """Who a bot belongs to, as a refusal to anybody else names it."""
+    return "another user" if bot.owner_id is not None else "the organiser"

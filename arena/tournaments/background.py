@@ -4,7 +4,7 @@ With a broker configured (``ARENA_BROKER_URL`` set), a start sends the matches t
 Celery workers, as ``arena tournament run --backend celery --detach`` does; a stop marks
 the run stopped, so that workers skip the jobs still queued, and clears the sent marks so
 that the next start sends them again. A worker playing a match of the run sees the stop
-within a second (``run_stopped``) and gives the match back, to be played again.
+within a second (``run_under_way``) and gives the match back, to be played again.
 
 Without one, a start launches ``arena tournament run ID`` as a process of its own session
 (it outlives the request and the web worker); a stop sends it SIGINT, its Ctrl-C: matches
@@ -21,10 +21,9 @@ import socket
 import subprocess
 import sys
 import threading
-from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from arena.store import Database, Match, StoreError, get_tournament, set_tournament_status
 from arena.store.models import TournamentRun, utcnow
@@ -135,20 +134,17 @@ def _runs_tournament(pid: int | None, tournament_id: int) -> bool:
     return state != "Z" and b"tournament" in argv and str(tournament_id).encode() in argv
 
 
-def run_started(db: Database, tournament_id: int) -> datetime | None:
-    """When the dashboard's run of the tournament started, if it is under way: a stop can
-    then reach its matches. None for a run no organiser can stop from the dashboard."""
+def run_under_way(db: Database, match_id: int) -> bool:
+    """The dashboard's run of the match's tournament is started and not stopped: a match
+    claimed meanwhile watches this, and stops when it turns false."""
+    query = (
+        select(TournamentRun.stopped_at)
+        .join(Match, Match.tournament_id == TournamentRun.tournament_id)
+        .where(Match.id == match_id)
+    )
     with db.session(read_only=True) as s:
-        run = s.get(TournamentRun, tournament_id)
-        return run.started_at if run is not None and run.stopped_at is None else None
-
-
-def run_stopped(db: Database, tournament_id: int, started_at: datetime) -> bool:
-    """The run that started at ``started_at`` has been stopped (a later start is another
-    run: the matches it plays go on)."""
-    with db.session(read_only=True) as s:
-        run = s.get(TournamentRun, tournament_id)
-        return run is not None and run.started_at == started_at and run.stopped_at is not None
+        row = s.execute(query).first()
+    return row is not None and row.stopped_at is None
 
 
 def job_withdrawn(db: Database, match_id: int) -> bool:

@@ -32,7 +32,7 @@ from arena.store import (
     renew_lease,
     save_live_record,
 )
-from arena.tournaments.background import run_started, run_stopped
+from arena.tournaments.background import run_under_way
 from arena.tournaments.registry import Runtime, player_for
 from arena.tournaments.standings import snapshot_if_due
 from arena.tournaments.stopping import Stopped, checkpoint, shielded, stop_soon, stoppable
@@ -178,18 +178,15 @@ def keep_lease(db: Database, lease: Lease, lease_s: float) -> Iterator[None]:
 def watch_for_stop(db: Database, match_id: int) -> Iterator[None]:
     """While the block plays the match: if the organiser stops the dashboard's run it
     belongs to, stop the match at its next decision (``stopping.checkpoint``)."""
-    with db.session(read_only=True) as s:
-        tournament_id = get_match(s, match_id).tournament_id
-    started = run_started(db, tournament_id)
-    if started is None:
+    if not run_under_way(db, match_id):  # no run a stop could come from
         yield
         return
 
     def watch() -> bool:
-        if run_stopped(db, tournament_id, started):
-            stop_soon()
-            return True
-        return False
+        if run_under_way(db, match_id):
+            return False
+        stop_soon()
+        return True
 
     with repeating(watch, STOP_POLL_S, f"stop-{match_id}"):
         yield

@@ -46,7 +46,7 @@ def stop_soon() -> None:
 def checkpoint() -> None:
     """In the thread playing the match, between two decisions: raise a stop marked since."""
     global _soon
-    if _soon and _armed and not _shields:
+    if _soon and not _shields:  # set only while a match is armed, cleared as it ends
         _soon = False
         raise Stopped
 
