@@ -30,6 +30,9 @@ class Limits:
         memory and needs >= 12 GiB here; the JVM reserves its whole heap up front (-Xmx).
     cpu_seconds
         RLIMIT_CPU soft limit (SIGXCPU); the hard limit is one second later (SIGKILL).
+    cpu_cores
+        The CPU quota of the whole sandbox, in cores (the cpu cgroup's bandwidth limit; its
+        weight is that of one task, however many processes it starts). Needs the cgroup.
     max_processes
         Tasks (processes *and threads*) of the sandbox: the pids cgroup's ``pids.max``, or
         else RLIMIT_NPROC, which is only enforced when the bot runs under a dedicated uid or
@@ -51,6 +54,7 @@ class Limits:
     memory_bytes: int = 1 * GiB
     address_space_bytes: int | None = 4 * GiB
     cpu_seconds: int = 600
+    cpu_cores: int = 1
     max_processes: int = 128
     file_size_bytes: int = 64 * MiB
     open_files: int = 256

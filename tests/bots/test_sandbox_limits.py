@@ -37,7 +37,7 @@ POLICY = sb.SandboxPolicy(stop_grace_seconds=GRACE)
 def group_dirs(uid: int) -> list[Path]:
     where = cgroups.hierarchies(POLICY)
     assert where is not None
-    roots = dict.fromkeys([where.memory, where.pids])
+    roots = dict.fromkeys(r for r in (where.memory, where.pids, where.cpu) if r)
     return [root / POLICY.cgroup_parent / f"uid-{uid}" for root in roots]
 
 
@@ -68,13 +68,16 @@ def test_cgroup_is_active_and_its_pids_max_stops_a_fork_bomb(area: Path, mode: s
         assert group_file(proc.uid, "pids.max") == "32"
         memory = "memory.max" if proc.resource_control == "cgroup2" else "memory.limit_in_bytes"
         assert group_file(proc.uid, memory) == str(512 * MiB)
+        if cgroups.hierarchies(POLICY).cpu is not None:  # one core (Limits.cpu_cores)
+            cpu = "cpu.max" if proc.resource_control == "cgroup2" else "cpu.cfs_quota_us"
+            assert group_file(proc.uid, cpu).split()[0] == "100000"
         assert int(group_file(proc.uid, "pids.current")) <= 32
         bots = marker_pids(marker)
         assert bots
         for pid in bots[:5]:  # the host sees each process in the bot's own groups
             membership = Path(f"/proc/{pid}/cgroup").read_text()
             mine = membership.count(f"/{POLICY.cgroup_parent}/uid-{proc.uid}\n")
-            assert mine == len(group_dirs(proc.uid)), membership  # v1: memory and pids
+            assert mine == len(group_dirs(proc.uid)), membership  # v1: memory, pids, cpu
             # ...and it was pids.max that refused the fork, not an rlimit
             assert bot_limit(pid, "Max processes") != "32"
     finally:
@@ -192,7 +195,8 @@ def test_unprivileged_sandbox_connects_safely_and_forbids_user_namespaces(area: 
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout) == {"greeting": "hello from the sandbox", "control": "rlimits"}
     report = json.loads((area / "log").read_text().splitlines()[0])
-    assert report["unshare"] == "ENOSPC"  # bwrap's --disable-userns
+    # The seccomp filter refuses it first; bwrap's --disable-userns (ENOSPC) stands behind.
+    assert report["unshare"] == "EPERM"
     assert report["caps"] == ["0000000000000000"]
 
 
@@ -263,28 +267,45 @@ def test_nothing_remains_after_the_platform_is_killed(area: Path, mode: str) -> 
 def test_cgroup_v2_is_preferred_when_it_has_both_controllers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """This host only has v1; the choice between the hierarchies, on fake mounts."""
+    """This host only has v1; the choice between the hierarchies, on fake mounts. The cpu
+    controller is taken where it is, and its absence does not stop the memory+pids groups."""
     unified = tmp_path / "unified"
     unified.mkdir()
     v1 = [
         (str(tmp_path / "memory"), "cgroup", {"rw", "memory"}),
         (str(tmp_path / "pids"), "cgroup", {"rw", "pids"}),
+        (str(tmp_path / "cpu,cpuacct"), "cgroup", {"rw", "cpu", "cpuacct"}),
     ]
     v2 = [(str(unified), "cgroup2", {"rw"})]
     monkeypatch.setattr(cgroups, "_mounts", lambda: v2 + v1)
     (unified / "cgroup.controllers").write_text("cpu io\n")  # v2 without them: v1
     assert cgroups._find_hierarchies() == cgroups._Hierarchies(
-        "cgroup1", tmp_path / "memory", tmp_path / "pids"
+        "cgroup1", tmp_path / "memory", tmp_path / "pids", tmp_path / "cpu,cpuacct"
     )
     (unified / "cgroup.controllers").write_text("cpu io memory pids\n")
-    assert cgroups._find_hierarchies() == cgroups._Hierarchies("cgroup2", unified, unified)
+    assert cgroups._find_hierarchies() == cgroups._Hierarchies("cgroup2", unified, unified, unified)
+    (unified / "cgroup.controllers").write_text("io memory pids\n")
+    assert cgroups._find_hierarchies() == cgroups._Hierarchies("cgroup2", unified, unified, None)
+    monkeypatch.setattr(cgroups, "_mounts", lambda: v1[:2])  # v1 without a cpu controller
+    assert cgroups._find_hierarchies() == cgroups._Hierarchies(
+        "cgroup1", tmp_path / "memory", tmp_path / "pids", None
+    )
     monkeypatch.setattr(cgroups, "_mounts", lambda: v1[:1])  # no pids controller anywhere
     assert cgroups._find_hierarchies() is None
 
 
-def test_cgroup_v2_groups_are_one_folder_with_both_limits(tmp_path: Path) -> None:
-    where = cgroups._Hierarchies("cgroup2", tmp_path, tmp_path)
+def test_cgroup_v2_groups_are_one_folder_with_every_limit(tmp_path: Path) -> None:
+    """v2 is not on this host: the settings written into one folder of fake files."""
+    where = cgroups._Hierarchies("cgroup2", tmp_path, tmp_path, tmp_path)
     group = cgroups.BotCgroup(where, POLICY, 50123)
     assert group.dirs == [tmp_path / POLICY.cgroup_parent / "uid-50123"]
-    settings = dict(group._settings(Limits(memory_bytes=256 * MiB, max_processes=32)))
-    assert settings == {"memory.max": str(256 * MiB), "memory.swap.max": "0", "pids.max": "32"}
+    limits = Limits(memory_bytes=256 * MiB, max_processes=32, cpu_cores=2)
+    settings = dict(group._settings(limits))
+    assert settings == {
+        "memory.max": str(256 * MiB),
+        "memory.swap.max": "0",
+        "pids.max": "32",
+        "cpu.max": "200000 100000",
+        "cpu.weight": "100",
+    }
+    assert group.controllers == ["memory", "pids", "cpu"]

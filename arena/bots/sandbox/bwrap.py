@@ -6,7 +6,7 @@ import os
 import site
 import sys
 from collections.abc import Mapping
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from .policy import BOT_DIR_INSIDE, SandboxError, SandboxPolicy
 from .request import _LaunchRequest
@@ -69,12 +69,12 @@ def _bot_env(env_extra: Mapping[str, str], home: str) -> dict[str, str]:
 
 
 def _bwrap_argv(
-    request: _LaunchRequest, inner: list[str], env_extra: Mapping[str, str]
+    request: _LaunchRequest, bot_files: Path, inner: list[str], env_extra: Mapping[str, str]
 ) -> tuple[list[str], list[str]]:
     """bwrap's options, and the command it runs in the sandbox (``inner`` behind the inode
-    cap)."""
+    cap); ``bot_files`` is what is bound at /bot (the launch's copy of the bot's files)."""
     args = _namespace_args(request)
-    args += _filesystem_args(request)
+    args += _filesystem_args(request, bot_files)
     args += ["--chdir", str(request.inside_cwd), "--clearenv"]
     for key, value in _bot_env(env_extra, "/tmp").items():
         args += ["--setenv", key, value]
@@ -115,7 +115,7 @@ def _namespace_args(request: _LaunchRequest) -> list[str]:
     return args
 
 
-def _filesystem_args(request: _LaunchRequest) -> list[str]:
+def _filesystem_args(request: _LaunchRequest, bot_files: Path) -> list[str]:
     """The bot's filesystem: private /dev, /proc and /tmp (where its socket goes), the runtime
     read-only and its own directory read-only at /bot. Nothing of the host is writable."""
     # The private /dev, /proc and /tmp first: a runtime path under /tmp (a checkout or a venv
@@ -128,7 +128,7 @@ def _filesystem_args(request: _LaunchRequest) -> list[str]:
     host_paths = [p for p in _ETC_PATHS if os.path.exists(p)] + _runtime_paths(request.policy)
     for path in host_paths:
         args += [*_parent_dir_args(path, made), "--ro-bind", path, path]
-    args += ["--ro-bind", str(request.bot_dir), str(BOT_DIR_INSIDE)]
+    args += ["--ro-bind", str(bot_files), str(BOT_DIR_INSIDE)]
     # bwrap's own / and /dev are tmpfs owned by the bot's uid when there is a user
     # namespace: freeze them (non-recursive, so the mounts above keep their modes).
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]

@@ -1,5 +1,8 @@
-"""A memory and a pids cgroup per bot (as root): they count what rlimits cannot, i.e. shared
-memory, tmpfs pages and kernel memory of the whole sandbox, and every task it starts."""
+"""A memory, a pids and a cpu cgroup per bot (as root): they count what rlimits cannot, i.e.
+shared memory, tmpfs pages and kernel memory of the whole sandbox and every task it starts,
+and they hold the whole sandbox to its CPU quota with the weight of one task, whatever the
+number of processes (or of sessions: the kernel's autogroups apply in the root group only)
+it starts."""
 
 from __future__ import annotations
 
@@ -23,16 +26,22 @@ logger = logging.getLogger(__package__)  # the package's one logger, named as be
 
 Control = Literal["cgroup2", "cgroup1", "rlimits"]
 _NEEDED = ("memory", "pids")
+_CPU = "cpu"  # wanted, not needed: without it a bot's CPU share is not held (logged)
 _REMOVE_TIMEOUT = 2.0
+_PERIOD_US = 100_000
+# Weights: one bot weighs what one ordinary task does; all bots together weigh one such task
+# per core against the host's other work (the platform, the database).
+_V1_SHARES, _V2_WEIGHT = 1024, 100
 
 
 @dataclass(frozen=True)
 class _Hierarchies:
-    """Where the memory and pids controllers are mounted (one folder for v2)."""
+    """Where the memory, pids and cpu controllers are mounted (one folder for v2)."""
 
     version: Literal["cgroup2", "cgroup1"]
     memory: Path
     pids: Path
+    cpu: Path | None
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -54,10 +63,12 @@ def _find_hierarchies() -> _Hierarchies | None:
             with contextlib.suppress(OSError):
                 controllers = (Path(point) / "cgroup.controllers").read_text().split()
                 if all(c in controllers for c in _NEEDED):
-                    return _Hierarchies("cgroup2", Path(point), Path(point))
-    v1 = {c: Path(p) for p, fstype, opts in mounts if fstype == "cgroup" for c in opts & {*_NEEDED}}
+                    cpu = Path(point) if _CPU in controllers else None
+                    return _Hierarchies("cgroup2", Path(point), Path(point), cpu)
+    wanted = {*_NEEDED, _CPU}
+    v1 = {c: Path(p) for p, fstype, opts in mounts if fstype == "cgroup" for c in opts & wanted}
     if all(c in v1 for c in _NEEDED):
-        return _Hierarchies("cgroup1", v1["memory"], v1["pids"])
+        return _Hierarchies("cgroup1", v1["memory"], v1["pids"], v1.get(_CPU))
     return None
 
 
@@ -67,11 +78,16 @@ def _detect(use: bool, euid: int) -> _Hierarchies | None:
     found = _find_hierarchies() if use and euid == 0 else None
     if found is not None:
         logger.info(
-            "sandbox limits: %s memory+pids groups under %s and %s",
+            "sandbox limits: %s memory+pids%s groups under %s",
             found.version,
-            found.memory,
-            found.pids,
+            "+cpu" if found.cpu else "",
+            ", ".join(str(p) for p in dict.fromkeys([found.memory, found.pids, found.cpu]) if p),
         )
+        if found.cpu is None:
+            logger.warning(
+                "sandbox limits: no cpu controller: a bot's processes are not held to its "
+                "CPU quota and weight, so one bot can slow its neighbours"
+            )
     else:
         why = "disabled by the policy" if not use else "not root" if euid else "none mounted"
         logger.warning(
@@ -91,9 +107,10 @@ class BotCgroup:
 
     def __init__(self, where: _Hierarchies, policy: SandboxPolicy, uid: int) -> None:
         self.version = where.version
-        roots = dict.fromkeys([where.memory, where.pids])  # one root for v2
+        roots = dict.fromkeys(r for r in (where.memory, where.pids, where.cpu) if r)  # v2: one
         self._parents = [root / policy.cgroup_parent for root in roots]
         self.dirs = [parent / f"uid-{uid}" for parent in self._parents]
+        self.controllers = [*_NEEDED, _CPU] if where.cpu else list(_NEEDED)
 
     def create(self, limits: Limits) -> None:
         """Fresh groups with ``limits`` (removing what a killed platform left)."""
@@ -102,25 +119,40 @@ class BotCgroup:
         for parent in self._parents:
             parent.mkdir(parents=True, exist_ok=True)
             if self.version == "cgroup2":
-                _enable_controllers(parent)
+                _enable_controllers(parent, self.controllers)
+            _write_present(parent, self._parent_settings())
         for group in self.dirs:
             group.mkdir()
-        for name, value in self._settings(limits):
-            for group in self.dirs:
-                if (group / name).exists():
-                    (group / name).write_text(value)
+            _write_present(group, self._settings(limits))
 
     def _settings(self, limits: Limits) -> list[tuple[str, str]]:
         """(file, value) pairs in the order they must be written; missing files skipped."""
         memory, tasks = str(limits.memory_bytes), str(limits.max_processes)
+        quota = str(limits.cpu_cores * _PERIOD_US)
         if self.version == "cgroup2":
-            return [("memory.max", memory), ("memory.swap.max", "0"), ("pids.max", tasks)]
+            return [
+                ("memory.max", memory),
+                ("memory.swap.max", "0"),
+                ("pids.max", tasks),
+                ("cpu.max", f"{quota} {_PERIOD_US}"),
+                ("cpu.weight", str(_V2_WEIGHT)),
+            ]
         return [
             ("memory.limit_in_bytes", memory),
             ("memory.memsw.limit_in_bytes", memory),  # memory+swap: no swap at all
             ("memory.swappiness", "0"),
             ("pids.max", tasks),
+            ("cpu.cfs_period_us", str(_PERIOD_US)),
+            ("cpu.cfs_quota_us", quota),
+            ("cpu.shares", str(_V1_SHARES)),
         ]
+
+    def _parent_settings(self) -> list[tuple[str, str]]:
+        """The weight of all bots together: one ordinary task per core."""
+        cores = os.cpu_count() or 1
+        if self.version == "cgroup2":
+            return [("cpu.weight", str(min(10_000, _V2_WEIGHT * cores)))]
+        return [("cpu.shares", str(_V1_SHARES * cores))]
 
     def procs_fds(self) -> list[int]:
         """Open ``cgroup.procs`` of every group, for a child to join before it execs."""
@@ -168,12 +200,19 @@ class BotCgroup:
         return True
 
 
-def _enable_controllers(group: Path) -> None:
-    """cgroup v2: let the children of ``group`` (and of its ancestors) use both controllers."""
+def _write_present(group: Path, settings: list[tuple[str, str]]) -> None:
+    """Write each setting whose file the group has (a controller not mounted there has none)."""
+    for name, value in settings:
+        if (group / name).exists():
+            (group / name).write_text(value)
+
+
+def _enable_controllers(group: Path, controllers: Sequence[str]) -> None:
+    """cgroup v2: let the children of ``group`` (and of its ancestors) use ``controllers``."""
     for parent in [*reversed(group.parents), group]:
         control = parent / "cgroup.subtree_control"
-        if control.exists() and not set(_NEEDED) <= set(control.read_text().split()):
-            control.write_text(" ".join(f"+{c}" for c in _NEEDED))
+        if control.exists() and not set(controllers) <= set(control.read_text().split()):
+            control.write_text(" ".join(f"+{c}" for c in controllers))
 
 
 def joiner(fds: Sequence[int]) -> Callable[[], None]:

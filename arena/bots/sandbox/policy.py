@@ -51,6 +51,9 @@ class SandboxPolicy:
     private_tmp_root
         rlimits mode as root: the root-owned folder holding each leased uid's private tmp
         dir (the bot cannot rename its dir away; the sweep removes leftovers).
+    copy_dir
+        bwrap mode: where each launch gets its own copy of the bot's files, bound read-only
+        at ``/bot`` (fresh inodes, so no page-cache state of them outlives the game).
     """
 
     mode: Literal["auto", "bwrap", "rlimits"] = "auto"
@@ -62,6 +65,7 @@ class SandboxPolicy:
     extra_ro_paths: tuple[str, ...] = ()
     stop_grace_seconds: float = 2.0
     private_tmp_root: Path = Path(tempfile.gettempdir()) / "arena-sandbox-tmp"
+    copy_dir: Path = Path(tempfile.gettempdir())
     use_cgroups: bool = True
     cgroup_parent: str = "arena-sandbox"
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .cgroups import BotCgroup, Control
+from .copies import remove_copy
 from .endpoint import open_namespace_dir, open_socket, present
 from .logpump import _LogPump
 from .policy import TMP_INSIDE, Mode, UnsafeSocket
@@ -57,6 +58,7 @@ class SandboxedProcess:
         log_fd: int,
         log_file: BinaryIO,
         private_tmp: Path | None,
+        private_copy: Path | None,
         tmp_fd: int | None,
         bot_address: str,
         cgroup: BotCgroup | None,
@@ -73,6 +75,7 @@ class SandboxedProcess:
         self._lease = lease
         self._cgroup = cgroup
         self._private_tmp = private_tmp
+        self._private_copy = private_copy
         self._lock = threading.RLock()
         self._stop_lock = threading.Lock()
         self._stopped = False
@@ -310,6 +313,7 @@ class SandboxedProcess:
                     self._lease.release(clean=True)  # a dirty uid stays locked until we exit
                 if self._private_tmp is not None:
                     shutil.rmtree(self._private_tmp, ignore_errors=True)
+                remove_copy(self._private_copy)
             return self._returncode
 
     def _kill_tree(self, grace: float) -> bool:

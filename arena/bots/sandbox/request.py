@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from arena.bots.limits import DEFAULT_LIMITS, Limits
 
 from .policy import BOT_DIR_INSIDE, DEFAULT_SOCKET_NAME, Mode, SandboxError, SandboxPolicy
-from .seccomp import no_userns_filter
+from .seccomp import bot_filter
 
 _TOOL_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 
@@ -47,7 +47,7 @@ class _LaunchRequest:
     append_log: bool = False
     tools: dict[str, str] = field(init=False)
     as_root: bool = field(init=False)
-    userns_filter: bytes | None = field(init=False)
+    seccomp_filter: bytes | None = field(init=False)
 
     def __post_init__(self) -> None:
         self.command = [str(c) for c in self.command]
@@ -68,8 +68,7 @@ class _LaunchRequest:
             raise SandboxError("log_path must not be inside the bots' private tmp dirs")
         self.tools = _tools()
         self.as_root = os.geteuid() == 0
-        # Unprivileged, bwrap's --disable-userns does this (see remounts_tmp).
-        self.userns_filter = no_userns_filter() if self.as_root else None
+        self.seccomp_filter = bot_filter()
 
     def bot_command(self, address: str) -> list[str]:
         """The command, with the socket address as its last argument if asked."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import platform
 import queue
 import signal
 import threading
@@ -67,6 +68,31 @@ def die_with(parent: int) -> Callable[[], None]:
             os._exit(1)
 
     return preexec
+
+
+_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+@functools.cache
+def _syscall() -> Callable[..., int]:
+    return ctypes.CDLL(None, use_errno=True).syscall
+
+
+def fresh_session_keyring() -> Callable[[], None]:
+    """A ``preexec_fn`` step giving the child a new, empty session keyring: otherwise every
+    bot would inherit (and, as a possessor, list in /proc/keys) the platform's session
+    keyring, with whatever the operator's session keeps there. The bot itself can make no
+    keyring call (seccomp.py). A host whose container already refuses keyctl has no
+    keyring to inherit: the call's failure is then harmless and ignored."""
+    number = _KEYCTL.get(platform.machine())
+    syscall = _syscall()
+
+    def join() -> None:
+        if number is not None:
+            syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None)
+
+    return join
 
 
 def _spawn_loop() -> None:

@@ -17,11 +17,12 @@ from typing import BinaryIO
 
 from .bwrap import _bot_env, _bwrap_argv
 from .cgroups import BotCgroup, hierarchies, joiner
+from .copies import make_copy, remove_copy
 from .endpoint import open_dir
 from .policy import TMP_INSIDE
 from .process import SandboxedProcess
 from .request import _TOOL_PATH, _LaunchRequest
-from .spawner import _spawn, die_with
+from .spawner import _spawn, die_with, fresh_session_keyring
 from .uids import _check_reachable, _private_tmp_path, _UidLease
 
 logger = logging.getLogger(__package__)  # the package's one logger, named as before the split
@@ -50,10 +51,12 @@ def _start(request: _LaunchRequest) -> SandboxedProcess:
         address = f"unix:{private_tmp or TMP_INSIDE}/{request.socket_name}"
         inner = _inner_command(request, lease, address, nproc=cgroup is None)
         env_extra = request.bot_env_extra(address)
+        copy = None
         with contextlib.ExitStack() as until_spawned:
             join = _join_step(cgroup, until_spawned)
             if request.mode == "bwrap":
-                plan = _bwrap_plan(request, inner, env_extra, join, until_spawned)
+                copy = _private_copy(request, undo)
+                plan = _bwrap_plan(request, copy, inner, env_extra, join, until_spawned)
             else:
                 plan = _rlimits_plan(request, inner, env_extra, join, private_tmp)
             log_file, read_fd, write_fd = _log_pipe(request, undo)
@@ -67,6 +70,7 @@ def _start(request: _LaunchRequest) -> SandboxedProcess:
         log_fd=read_fd,
         log_file=log_file,
         private_tmp=private_tmp,
+        private_copy=copy,
         tmp_fd=tmp_fd,
         bot_address=address,
         cgroup=cgroup,
@@ -96,6 +100,13 @@ def _cgroup(
     cgroup.create(request.limits)
     undo.callback(cgroup.remove)
     return cgroup
+
+
+def _private_copy(request: _LaunchRequest, undo: contextlib.ExitStack) -> Path:
+    """bwrap mode: the bot's files as a fresh copy of their own (see copies.py)."""
+    copy = make_copy(request.bot_dir, request.policy)
+    undo.callback(remove_copy, copy)
+    return copy
 
 
 def _join_step(
@@ -146,6 +157,7 @@ def _inner_command(
 
 def _bwrap_plan(
     request: _LaunchRequest,
+    bot_files: Path,
     inner: list[str],
     env_extra: dict[str, str],
     join: Callable[[], None] | None,
@@ -153,23 +165,28 @@ def _bwrap_plan(
 ) -> _ExecPlan:
     """bwrap with a bare environment, its arguments (so that host paths do not show up in
     the sandbox's /proc/1/cmdline) and, as root, its seccomp filter in memfds."""
-    options, command = _bwrap_argv(request, inner, env_extra)
+    options, command = _bwrap_argv(request, bot_files, inner, env_extra)
     args_fd = _memfd("bwrap-args", b"".join(arg.encode() + b"\0" for arg in options))
     until_spawned.callback(os.close, args_fd)
     fds, seccomp = [args_fd], []
-    if request.userns_filter is not None:
-        fds.append(_memfd("bwrap-seccomp", request.userns_filter))
+    if request.seccomp_filter is not None:
+        fds.append(_memfd("bwrap-seccomp", request.seccomp_filter))
         until_spawned.callback(os.close, fds[-1])
         seccomp = ["--seccomp", str(fds[-1])]
-    elif request.as_root:
+    else:
         machine = platform.machine()
-        logger.warning("no seccomp filter for %s: bots can create user namespaces", machine)
+        logger.warning(
+            "no seccomp filter for %s: bots can reach kernel keys, file locks and page-cache"
+            " state%s",
+            machine,
+            ", and create user namespaces" if request.as_root else "",
+        )
     return _ExecPlan(
         argv=[request.policy.bwrap_path, "--args", str(args_fd), *seccomp, "--", *command],
         env={"PATH": _TOOL_PATH, "LANG": "C.UTF-8"},
         cwd="/",
         pass_fds=tuple(fds),
-        preexec_fn=_steps(join, die_with(os.getpid())),
+        preexec_fn=_steps(join, die_with(os.getpid()), fresh_session_keyring()),
     )
 
 
@@ -190,7 +207,8 @@ def _rlimits_plan(
 ) -> _ExecPlan:
     """The command run directly in the bot's directory, with its private temporary dir."""
     env = _bot_env(env_extra, str(private_tmp))
-    return _ExecPlan(argv=inner, env=env, cwd=str(request.host_cwd), preexec_fn=join)
+    preexec = _steps(join, fresh_session_keyring())
+    return _ExecPlan(argv=inner, env=env, cwd=str(request.host_cwd), preexec_fn=preexec)
 
 
 def _steps(*steps: Callable[[], None] | None) -> Callable[[], None]:

@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from .cgroups import sweep_groups
+from .copies import sweep_copies
 from .policy import SandboxError, SandboxPolicy
 from .procfs import _kill_until_gone, _pids_of_uid
 
@@ -77,7 +78,9 @@ def sweep_leftovers(policy: SandboxPolicy) -> int:
     """Kill what crashed platform processes left running under uids nobody holds now (a
     platform SIGKILLed while bwrap was starting, or any rlimits-mode bot), whatever is in
     their cgroups, the groups themselves and their rlimits-mode private tmp dirs. Returns
-    how many uids were cleaned; call it when a platform process starts."""
+    how many uids were cleaned; call it when a platform process starts. The bot-file copies
+    of dead platform processes go too (as any user)."""
+    sweep_copies(policy)
     lock_dir = policy.uid_lock_dir
     if os.geteuid() != 0 or not lock_dir.is_dir():
         return 0
