@@ -1,0 +1,223 @@
+"""Fair play on a shared kernel (issue 21), written as the attacks: real hostile bot packages
+in the real bwrap sandbox, through the real referee, judged by the bot's own report.
+
+- ``kernel_memory`` stores its game-1 hand as kernel keys and as page-cache state (of its
+  own package's file and of a file of the shared Python runtime) and reads them back in games
+  2-4; it also looks for a key the operator's session holds.
+- ``lock_partner`` (two entrants at one table) publishes its hand as POSIX record locks on
+  the platform's Python binary, and reads its partner's with F_GETLK.
+
+Each has a control: the same bot with the defences removed (the seccomp filter reduced to
+what it was before, no fresh session keyring, the original bot folder bound instead of a
+copy) carries the hands, so the tests above it would catch a defence that stopped working.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.bots.house.names import house_player
+from arena.bots.package import load_package
+from arena.bots.process_player import ProcessPlayer
+from arena.bots.sandbox import process as sandbox_process
+from arena.bots.sandbox import request as sandbox_request
+from arena.bots.sandbox import seccomp, spawner
+from arena.bots.sandbox import start as sandbox_start
+from arena.referee import MatchSpec, play_match, secret_seed
+from tests.referee.conftest import (
+    FAST_CLOCK,
+    GAMES,
+    HOSTILE_BOTS,
+    RULES,
+    copy_bot_dir,
+    live_pids,
+    sandbox_leftovers,
+)
+from tests.support import need
+
+pytestmark = pytest.mark.slow
+
+SECRET = "arena-operator-secret"
+_real_private_copy = sandbox_start._private_copy  # before any test replaces them
+_real_remove_copy = sandbox_process.remove_copy
+PAGES = 64  # pad.bin: one page per card, and some
+
+
+@pytest.fixture
+def defences_removed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox as it was before issue 21: a filter against user namespaces only, the
+    platform's session keyring inherited, the bot's folder bound as it is."""
+    monkeypatch.setattr(
+        sandbox_request, "bot_filter", functools.partial(seccomp.bot_filter, channels=False)
+    )
+    monkeypatch.setattr(sandbox_start, "fresh_session_keyring", lambda: None)
+    monkeypatch.setattr(sandbox_start, "_private_copy", lambda request, undo: request.bot_dir)
+    monkeypatch.setattr(sandbox_process, "remove_copy", lambda path: None)  # it is the original
+
+
+@pytest.fixture
+def operator_key() -> Iterator[None]:
+    """A key in the session keyring the platform forks its bots with, as a login session's
+    keyring may hold one: the thread that forks bots (arena.bots.sandbox.spawner) joins a
+    session keyring of its own and adds the key there."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    secret = f"{SECRET}-{os.getpid()}".encode()
+
+    def add() -> int:
+        libc.syscall(250, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a new anonymous one
+        return libc.syscall(248, b"user", secret, b"hunter2", 7, -3)  # KEY_SPEC_SESSION
+
+    key = spawner._spawn(add)
+    need(key >= 0, f"this host refuses add_key (errno {ctypes.get_errno()})")
+    yield
+    libc.syscall(250, 21, key)  # KEYCTL_INVALIDATE
+
+
+@pytest.fixture(autouse=True)
+def no_keys_of_other_runs() -> Iterator[None]:
+    """Revoke the bot's keys (world-writable, as it makes them) before and after each test:
+    a control's keys must not reach the next test."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def revoke() -> None:
+        for line in Path("/proc/keys").read_text().splitlines():
+            if "callbreak-memory:" in line:
+                libc.syscall(250, 21, int(line.split()[0], 16))  # KEYCTL_INVALIDATE
+
+    revoke()
+    yield
+    revoke()
+
+
+def kernel_memory_bot(tmp_path: Path) -> Path:
+    bot = copy_bot_dir(HOSTILE_BOTS / "kernel_memory", tmp_path / "bots")
+    with open(bot / "pad.bin", "wb") as f:  # written back, so that its pages can be dropped
+        f.write(b"\0" * PAGES * 4096)
+        f.flush()
+        os.fsync(f.fileno())
+    (bot / "pad.bin").chmod(0o644)
+    return bot
+
+
+def play(bot_dirs: list[Path], tmp_path: Path, policy) -> tuple[dict, list[str], list[str]]:
+    """A match of the bots in ``bot_dirs`` (entrants 0..) and house bots: (record, each
+    process bot's log, leftover processes)."""
+    players = [
+        ProcessPlayer(load_package(d), f"bot{i}", policy=policy, log_dir=tmp_path / f"logs{i}")
+        for i, d in enumerate(bot_dirs)
+    ]
+    houses = [house_player("random", s, f"house:{s}") for s in range(len(bot_dirs), 4)]
+    seed = secret_seed()  # each test its own deals: no test can pass on another's leftovers
+    spec = MatchSpec("channels", rules=RULES, seed=seed, games=GAMES, clock=FAST_CLOCK)
+    before = live_pids()
+    try:
+        result = play_match(spec, [*players, *houses])
+    finally:
+        for player in players:
+            player.close()
+    logs = [p.log_path.read_text(errors="replace") for p in players]
+    leftovers = [x for d in bot_dirs for x in sandbox_leftovers(d, before)]
+    assert result.faults == [], result.faults
+    return result.record, logs, leftovers
+
+
+def hand_of(record: dict, game: int, deal: int, entrant: int) -> list[str]:
+    played = record["games"][game]
+    return played["deals"][deal]["hands"][played["seats"].index(entrant)].split()
+
+
+def remembered(log: str) -> dict[tuple[int, str], list[list[str]]]:
+    """(game, channel) -> the hands the bot found there, each sorted."""
+    found: dict[tuple[int, str], list[list[str]]] = {}
+    for g, channel, cards in re.findall(r"^REMEMBERED game (\d+) via (\S+): (.*)$", log, re.M):
+        found.setdefault((int(g), channel), []).append(sorted(cards.split()))
+    return found
+
+
+# --------------------------------------------------------------------------- across games
+
+
+def test_kernel_memory_bot_carries_nothing_into_later_games(
+    tmp_path: Path, sandbox_policy, operator_key
+) -> None:
+    record, [log], leftovers = play([kernel_memory_bot(tmp_path)], tmp_path, sandbox_policy)
+    assert leftovers == []
+    first_hand = sorted(hand_of(record, 0, 0, 0))
+    found = remembered(log)
+    assert not any(first_hand in hands for hands in found.values()), log[-3000:]
+    assert not any(channel.startswith("cache") for _, channel in found), log[-3000:]
+    for channel in ("keys", "cache:own", "cache:shared"):  # it tried, in every later game
+        tried = re.findall(rf"^(?:REMEMBERED|NOTHING) game (\d+) via {channel}: ", log, re.M)
+        assert sorted(set(map(int, tried))) == list(range(1, GAMES)), log[-3000:]
+    assert re.search(r"^WROTE game 0 via keys: EPERM$", log, re.M), log
+    assert re.search(r"^WROTE game 0 via cache:shared: ENOSYS$", log, re.M), log  # fadvise
+    assert "preadv2(RWF_NOWAIT) ENOTSUP, mincore ENOSYS" in log
+    assert "OPERATOR KEY SEEN" not in log
+
+
+def test_control_kernel_memory_bot_remembers_without_the_defences(
+    tmp_path: Path, sandbox_policy, operator_key, defences_removed
+) -> None:
+    record, [log], _ = play([kernel_memory_bot(tmp_path)], tmp_path, sandbox_policy)
+    first_hand = sorted(hand_of(record, 0, 0, 0))
+    found = remembered(log)
+    for game in range(1, GAMES):
+        for channel in ("keys", "cache:own", "cache:shared"):
+            assert first_hand in found.get((game, channel), []), (game, channel, log)
+    assert re.search(r"^OPERATOR KEY SEEN game 1: .*arena-operator-secret", log, re.M), log
+
+
+def test_control_a_copy_alone_keeps_the_bots_own_files_private(
+    tmp_path: Path, sandbox_policy, defences_removed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every syscall allowed again but the per-launch copy back, the bot's own file
+    carries nothing (each game reads fresh inodes, all cached), while a shared file does."""
+    monkeypatch.setattr(sandbox_start, "_private_copy", _real_private_copy)
+    monkeypatch.setattr(sandbox_process, "remove_copy", _real_remove_copy)
+    record, [log], _ = play([kernel_memory_bot(tmp_path)], tmp_path, sandbox_policy)
+    found = remembered(log)
+    first_hand = sorted(hand_of(record, 0, 0, 0))
+    for game in range(1, GAMES):
+        assert found.get((game, "cache:shared")) == [first_hand], log
+        assert (game, "cache:own") not in found, log
+    assert re.search(r"^NOTHING game 1 via cache:own: .*\(52 cards\)$", log, re.M), log
+
+
+# --------------------------------------------------------------------------- at one table
+
+
+def partner_reports(log: str) -> dict[tuple[int, int], list[str]]:
+    """(game, deal) -> the partner's hand the bot read."""
+    found = re.findall(r"^PARTNER game (\d+) deal (\d+): (.*)$", log, re.M)
+    return {(int(g), int(d)): cards.split() for g, d, cards in found}
+
+
+def lock_pair(tmp_path: Path) -> list[Path]:
+    return [copy_bot_dir(HOSTILE_BOTS / "lock_partner", tmp_path / f"pair{i}") for i in range(2)]
+
+
+def test_lock_partners_cannot_publish_their_hands(tmp_path: Path, sandbox_policy) -> None:
+    _, logs, leftovers = play(lock_pair(tmp_path), tmp_path, sandbox_policy)
+    assert leftovers == []
+    for log in logs:
+        assert partner_reports(log) == {}, log[-2000:]
+        assert re.search(r"^PUBLISH game 0 deal 0: ENOLCK$", log, re.M), log[-2000:]
+
+
+def test_control_lock_partners_read_each_others_hands_without_the_filter(
+    tmp_path: Path, sandbox_policy, defences_removed
+) -> None:
+    record, logs, _ = play(lock_pair(tmp_path), tmp_path, sandbox_policy)
+    for me, log in enumerate(logs):
+        reports = partner_reports(log)
+        assert reports, log[-2000:]
+        for (game, deal), cards in reports.items():
+            assert sorted(cards) == sorted(hand_of(record, game, deal, 1 - me)), log[-2000:]
+        assert len(reports) >= GAMES * RULES.deals_per_game // 2  # most deals, not a fluke
