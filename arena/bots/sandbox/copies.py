@@ -9,6 +9,7 @@ therefore serves the bot a fresh copy: new inodes whose pages are all cached fro
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import shutil
@@ -22,43 +23,78 @@ logger = logging.getLogger(__package__)
 
 
 _PREFIX = "arena-bot-files-"
+_SHM = Path("/dev/shm")  # a tmpfs on Linux: a copy costs no disk writes (40 ms, not 1.2 s,
+# for the JavaScript sample bot's 1,174 files on the project's VM)
+
+
+def copy_dirs(policy: SandboxPolicy) -> list[Path]:
+    """Where copies go, in order of preference: ``policy.copy_dir`` when set, else the
+    host's /dev/shm and then the temporary directory (for a /dev/shm that is full)."""
+    if policy.copy_dir is not None:
+        return [Path(policy.copy_dir)]
+    found = [_SHM] if os.access(_SHM, os.W_OK | os.X_OK) else []
+    return [*found, Path(tempfile.gettempdir())]
 
 
 def make_copy(source: Path, policy: SandboxPolicy) -> Path:
-    """Copy the bot directory ``source`` into a fresh directory of ``policy.copy_dir``,
-    named after this process (so a sweep can tell a dead platform's leftovers); modes are
-    kept, owners are ours. In a sticky ``/tmp`` no other user can rename or remove it.
+    """Copy the bot directory ``source`` into a fresh directory named after this process
+    (so a sweep can tell a dead platform's leftovers); modes are kept, owners are ours. In
+    a sticky directory (/dev/shm, /tmp) no other user can rename or remove it.
 
     Only directories, regular files and symlinks (as links, never followed) are copied;
     sockets, fifos and devices are left out."""
-    target = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=policy.copy_dir))
-    try:
-        _copy_tree(source, target)
-    except OSError as exc:
-        shutil.rmtree(target, ignore_errors=True)
-        raise SandboxError(f"cannot copy the bot's files from {source}: {exc}") from exc
-    return target
+    problems = []
+    for where in copy_dirs(policy):
+        try:
+            target = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=where))
+        except OSError as exc:
+            problems.append(f"{where}: {exc.strerror}")
+            continue
+        try:
+            _copy_tree(source, target)
+            return target
+        except OSError as exc:
+            shutil.rmtree(target, ignore_errors=True)
+            problems.append(f"{where}: {exc}")
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                break
+    raise SandboxError(f"cannot copy the bot's files from {source}: {'; '.join(problems)}")
 
 
 def _copy_tree(source: Path, target: Path) -> None:
     os.chmod(target, stat.S_IMODE(os.stat(source).st_mode))
     with os.scandir(source) as entries:
         for entry in entries:
-            dest = target / entry.name
+            dest = os.path.join(target, entry.name)
             if entry.is_symlink():
                 os.symlink(os.readlink(entry.path), dest)
             elif entry.is_dir(follow_symlinks=False):
-                dest.mkdir()
-                _copy_tree(Path(entry.path), dest)
+                os.mkdir(dest)
+                _copy_tree(Path(entry.path), Path(dest))
             elif entry.is_file(follow_symlinks=False):
                 _copy_file(entry.path, dest)
             else:
                 logger.debug("not copied into the sandbox (not a regular file): %s", entry.path)
 
 
-def _copy_file(source: str, dest: Path) -> None:
-    shutil.copyfile(source, dest, follow_symlinks=False)  # in the kernel (sendfile)
-    shutil.copymode(source, dest, follow_symlinks=False)
+def _copy_file(source: str, dest: str) -> None:
+    """The bytes, in the kernel; the mode of the source (the umask does not apply)."""
+    src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        info = os.fstat(src)
+        dst = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            offset = 0
+            while offset < info.st_size:
+                sent = os.sendfile(dst, src, offset, info.st_size - offset)
+                if sent == 0:
+                    break  # the source shrank meanwhile
+                offset += sent
+            os.fchmod(dst, stat.S_IMODE(info.st_mode))
+        finally:
+            os.close(dst)
+    finally:
+        os.close(src)
 
 
 def remove_copy(path: Path | None) -> None:
@@ -70,7 +106,7 @@ def sweep_copies(policy: SandboxPolicy) -> int:
     """Remove our copies of platform processes that are gone (killed before their bots'
     stop); returns how many."""
     removed = 0
-    for path in Path(policy.copy_dir).glob(f"{_PREFIX}*-*"):
+    for path in (p for where in copy_dirs(policy) for p in where.glob(f"{_PREFIX}*-*")):
         pid = path.name.removeprefix(_PREFIX).split("-", 1)[0]
         with contextlib.suppress(OSError):
             mine = os.lstat(path).st_uid == os.geteuid()

@@ -53,7 +53,8 @@ class SandboxPolicy:
         dir (the bot cannot rename its dir away; the sweep removes leftovers).
     copy_dir
         bwrap mode: where each launch gets its own copy of the bot's files, bound read-only
-        at ``/bot`` (fresh inodes, so no page-cache state of them outlives the game).
+        at ``/bot`` (fresh inodes, so no page-cache state of them outlives the game). None:
+        /dev/shm, or the temporary directory when /dev/shm is missing or full.
     """
 
     mode: Literal["auto", "bwrap", "rlimits"] = "auto"
@@ -65,7 +66,7 @@ class SandboxPolicy:
     extra_ro_paths: tuple[str, ...] = ()
     stop_grace_seconds: float = 2.0
     private_tmp_root: Path = Path(tempfile.gettempdir()) / "arena-sandbox-tmp"
-    copy_dir: Path = Path(tempfile.gettempdir())
+    copy_dir: Path | None = None
     use_cgroups: bool = True
     cgroup_parent: str = "arena-sandbox"
 
