@@ -94,6 +94,7 @@ class ProcessPlayer:
             self._conn.start(info, max(0.1, deadline - time.monotonic()))
         except BotDied as exc:
             raise type(exc)(self._explain(exc.reason)) from None
+        self._proc.set_turn(False)  # started: from now on its CPU weight is its turn's only
 
     def _open_log(self) -> None:
         """The seat's one log: emptied at the first start, a header line before each."""
@@ -124,12 +125,15 @@ class ProcessPlayer:
             raise BotDied(f"refused to connect: {exc}") from None
 
     def decide(self, request: Request, timeout_s: float) -> Move:
-        if self._conn is None:
+        if self._conn is None or self._proc is None:
             raise BotDied("not started")
+        self._proc.set_turn(True)
         try:
             return self._conn.decide(request, timeout_s)
         except BotDied as exc:
             raise type(exc)(self._explain(exc.reason)) from None
+        finally:
+            self._proc.set_turn(False)
 
     def notify(self, event: Event) -> None:
         if self._conn is not None:

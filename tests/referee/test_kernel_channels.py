@@ -6,6 +6,9 @@ in the real bwrap sandbox, through the real referee, judged by the bot's own rep
   2-4; it also looks for a key the operator's session holds.
 - ``lock_partner`` (two entrants at one table) publishes its hand as POSIX record locks on
   the platform's Python binary, and reads its partner's with F_GETLK.
+- ``cpu_hog`` forks 80 busy processes, each in a session of its own, next to ``cpu_counter``
+  (an honest bot that works 20 ms per decision): the hog gets no more than its one core.
+  How much work the honest bot keeps is measured by benchmarks/cpu_share.py, not here.
 
 Each has a control: the same bot with the defences removed (the seccomp filter reduced to
 what it was before, no fresh session keyring, the original bot folder bound instead of a
@@ -18,6 +21,7 @@ import ctypes
 import functools
 import os
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,11 +30,11 @@ import pytest
 from arena.bots.house.names import house_player
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
+from arena.bots.sandbox import cgroups, seccomp, spawner
 from arena.bots.sandbox import process as sandbox_process
 from arena.bots.sandbox import request as sandbox_request
-from arena.bots.sandbox import seccomp, spawner
 from arena.bots.sandbox import start as sandbox_start
-from arena.referee import MatchSpec, play_match, secret_seed
+from arena.referee import Clock, MatchSpec, play_match, secret_seed
 from tests.referee.conftest import (
     FAST_CLOCK,
     GAMES,
@@ -106,7 +110,9 @@ def kernel_memory_bot(tmp_path: Path) -> Path:
     return bot
 
 
-def play(bot_dirs: list[Path], tmp_path: Path, policy) -> tuple[dict, list[str], list[str]]:
+def play(
+    bot_dirs: list[Path], tmp_path: Path, policy, clock: Clock = FAST_CLOCK
+) -> tuple[dict, list[str], list[str]]:
     """A match of the bots in ``bot_dirs`` (entrants 0..) and house bots: (record, each
     process bot's log, leftover processes)."""
     players = [
@@ -115,7 +121,7 @@ def play(bot_dirs: list[Path], tmp_path: Path, policy) -> tuple[dict, list[str],
     ]
     houses = [house_player("random", s, f"house:{s}") for s in range(len(bot_dirs), 4)]
     seed = secret_seed()  # each test its own deals: no test can pass on another's leftovers
-    spec = MatchSpec("channels", rules=RULES, seed=seed, games=GAMES, clock=FAST_CLOCK)
+    spec = MatchSpec("channels", rules=RULES, seed=seed, games=GAMES, clock=clock)
     before = live_pids()
     try:
         result = play_match(spec, [*players, *houses])
@@ -221,3 +227,27 @@ def test_control_lock_partners_read_each_others_hands_without_the_filter(
         for (game, deal), cards in reports.items():
             assert sorted(cards) == sorted(hand_of(record, game, deal, 1 - me)), log[-2000:]
         assert len(reports) >= GAMES * RULES.deals_per_game // 2  # most deals, not a fluke
+
+
+# --------------------------------------------------------------------------- the CPU
+
+
+def test_a_bot_forking_busy_processes_gets_no_more_than_its_core(
+    tmp_path: Path, sandbox_policy
+) -> None:
+    where = cgroups.hierarchies(sandbox_policy)
+    need(where is not None and where.cpu is not None, "needs root and a cpu cgroup controller")
+    bots = [
+        copy_bot_dir(HOSTILE_BOTS / name, tmp_path / "bots") for name in ("cpu_hog", "cpu_counter")
+    ]
+    started = time.monotonic()
+    # A clock the hog can keep while its own spinners share its core (its price, not ours).
+    clock = Clock(decision_ms=2000, bank_ms=20_000, startup_ms=10_000)
+    record, [hog_log, counter_log], leftovers = play(bots, tmp_path, sandbox_policy, clock)
+    wall = time.monotonic() - started
+    assert leftovers == []  # 80 processes in new sessions, all gone with the sandbox
+    forked = re.search(r"^FORKED (\d+) spinners", hog_log, re.M)
+    assert forked and int(forked[1]) >= 50, hog_log[-1000:]
+    hog_cpu = sum(game["cpu_ms"][game["seats"].index(0)] for game in record["games"]) / 1000
+    assert hog_cpu <= 1.1 * wall + 0.2, (hog_cpu, wall)  # one core: Limits.cpu_cores
+    assert len(re.findall(r"^WORK \d+$", counter_log, re.M)) == GAMES * RULES.deals_per_game * 14

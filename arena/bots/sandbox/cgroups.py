@@ -29,9 +29,12 @@ _NEEDED = ("memory", "pids")
 _CPU = "cpu"  # wanted, not needed: without it a bot's CPU share is not held (logged)
 _REMOVE_TIMEOUT = 2.0
 _PERIOD_US = 100_000
-# Weights: one bot weighs what one ordinary task does; all bots together weigh one such task
-# per core against the host's other work (the platform, the database).
+# Weights: a bot whose turn it is weighs what one ordinary task does; a bot waiting for its
+# turn weighs the least the kernel allows, so that whatever it runs meanwhile (thinking ahead,
+# or spinning to slow the others) only takes CPU time that the deciding bot leaves. All bots
+# together weigh one ordinary task per core against the host's other work.
 _V1_SHARES, _V2_WEIGHT = 1024, 100
+_V1_WAITING, _V2_WAITING = 2, 1
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,9 @@ class BotCgroup:
         self._parents = [root / policy.cgroup_parent for root in roots]
         self.dirs = [parent / f"uid-{uid}" for parent in self._parents]
         self.controllers = [*_NEEDED, _CPU] if where.cpu else list(_NEEDED)
+        weight = "cpu.weight" if where.version == "cgroup2" else "cpu.shares"
+        cpu_dir = None if where.cpu is None else where.cpu / policy.cgroup_parent / f"uid-{uid}"
+        self._cpu_weight = None if cpu_dir is None else cpu_dir / weight
 
     def create(self, limits: Limits) -> None:
         """Fresh groups with ``limits`` (removing what a killed platform left)."""
@@ -153,6 +159,18 @@ class BotCgroup:
         if self.version == "cgroup2":
             return [("cpu.weight", str(min(10_000, _V2_WEIGHT * cores)))]
         return [("cpu.shares", str(_V1_SHARES * cores))]
+
+    def set_turn(self, on_turn: bool) -> None:
+        """Give the bot an ordinary task's CPU weight for its turn, the least while it waits
+        (a no-op without the cpu controller). A group already removed is left alone."""
+        if self._cpu_weight is None:
+            return
+        if self.version == "cgroup2":
+            value = _V2_WEIGHT if on_turn else _V2_WAITING
+        else:
+            value = _V1_SHARES if on_turn else _V1_WAITING
+        with contextlib.suppress(FileNotFoundError):
+            self._cpu_weight.write_text(str(value))
 
     def procs_fds(self) -> list[int]:
         """Open ``cgroup.procs`` of every group, for a child to join before it execs."""

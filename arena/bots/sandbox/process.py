@@ -157,6 +157,12 @@ class SandboxedProcess:
             count += 1
         return ResourceUsage(cpu_seconds=cpu, rss_bytes=rss, processes=count)
 
+    def set_turn(self, on_turn: bool) -> None:
+        """Whether it is the bot's turn: its CPU weight while the referee waits for it, the
+        least otherwise (cgroups.py; nothing without a cpu cgroup)."""
+        if self._cgroup is not None and not self._stopped:
+            self._cgroup.set_turn(on_turn)
+
     # ---- the bot's socket
 
     def socket_ready(self) -> bool:
