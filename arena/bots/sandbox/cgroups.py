@@ -114,6 +114,7 @@ class BotCgroup:
         self._parents = [root / policy.cgroup_parent for root in roots]
         self.dirs = [parent / f"uid-{uid}" for parent in self._parents]
         self.controllers = [*_NEEDED, _CPU] if where.cpu else list(_NEEDED)
+        self._evicts = policy.close_channels
         weight = "cpu.weight" if where.version == "cgroup2" else "cpu.shares"
         cpu_dir = None if where.cpu is None else where.cpu / policy.cgroup_parent / f"uid-{uid}"
         self._cpu_weight = None if cpu_dir is None else cpu_dir / weight
@@ -172,6 +173,23 @@ class BotCgroup:
         with contextlib.suppress(FileNotFoundError):
             self._cpu_weight.write_text(str(value))
 
+    def _evict(self) -> None:
+        """Reclaim every page charged to the bot: the file pages it was the first to read.
+
+        Page-cache state outlives processes: a bot could read chosen pages of a big shared
+        file (/usr) to leave bits that a later game's bot tests by whether touching a page
+        faults (benchmarks/cache_channel.py). The pages a bot caused to be cached are
+        exactly those charged to its memory group (the first reader pays), so emptying the
+        group before it goes undoes whatever it set; pages others had cached stay."""
+        name = "memory.reclaim" if self.version == "cgroup2" else "memory.force_empty"
+        for group in self.dirs:
+            control = group / name
+            if control.exists():
+                try:
+                    control.write_text("1T" if self.version == "cgroup2" else "0")
+                except OSError as exc:  # EAGAIN/EBUSY: some page could not be reclaimed
+                    logger.debug("cannot empty %s: %s", group, exc)
+
     def procs_fds(self) -> list[int]:
         """Open ``cgroup.procs`` of every group, for a child to join before it execs."""
         return [os.open(group / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for group in self.dirs]
@@ -199,9 +217,12 @@ class BotCgroup:
         return True
 
     def remove(self) -> bool:
-        """Kill what is left and remove the groups; True when none exists any more."""
+        """Kill what is left, evict what it brought into the page cache and remove the
+        groups; True when none exists any more."""
         if not self.kill():
             return False
+        if self._evicts:
+            self._evict()
         deadline = time.monotonic() + _REMOVE_TIMEOUT
         for group in self.dirs:
             while True:

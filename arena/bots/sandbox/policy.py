@@ -51,6 +51,12 @@ class SandboxPolicy:
     private_tmp_root
         rlimits mode as root: the root-owned folder holding each leased uid's private tmp
         dir (the bot cannot rename its dir away; the sweep removes leftovers).
+    close_channels
+        Close the channels bots have through the shared kernel (default): the seccomp
+        filter's rules for keys, locks and page-cache probes, a fresh session keyring, a
+        private copy of the bot's files and the eviction of the pages it cached (see
+        docs/sandbox.md). False gives the sandbox as it was before: only to measure what
+        the defences cost, for the tests' controls, or to diagnose a runtime they break.
     copy_dir
         bwrap mode: where each launch gets its own copy of the bot's files, bound read-only
         at ``/bot`` (fresh inodes, so no page-cache state of them outlives the game). None:
@@ -66,6 +72,7 @@ class SandboxPolicy:
     extra_ro_paths: tuple[str, ...] = ()
     stop_grace_seconds: float = 2.0
     private_tmp_root: Path = Path(tempfile.gettempdir()) / "arena-sandbox-tmp"
+    close_channels: bool = True
     copy_dir: Path | None = None
     use_cgroups: bool = True
     cgroup_parent: str = "arena-sandbox"

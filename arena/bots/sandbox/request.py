@@ -68,7 +68,7 @@ class _LaunchRequest:
             raise SandboxError("log_path must not be inside the bots' private tmp dirs")
         self.tools = _tools()
         self.as_root = os.geteuid() == 0
-        self.seccomp_filter = bot_filter()
+        self.seccomp_filter = bot_filter(channels=self.policy.close_channels)
 
     def bot_command(self, address: str) -> list[str]:
         """The command, with the socket address as its last argument if asked."""

@@ -55,8 +55,10 @@ def _start(request: _LaunchRequest) -> SandboxedProcess:
         with contextlib.ExitStack() as until_spawned:
             join = _join_step(cgroup, until_spawned)
             if request.mode == "bwrap":
-                copy = _private_copy(request, undo)
-                plan = _bwrap_plan(request, copy, inner, env_extra, join, until_spawned)
+                copy = _private_copy(request, undo) if request.policy.close_channels else None
+                plan = _bwrap_plan(
+                    request, copy or request.bot_dir, inner, env_extra, join, until_spawned
+                )
             else:
                 plan = _rlimits_plan(request, inner, env_extra, join, private_tmp)
             log_file, read_fd, write_fd = _log_pipe(request, undo)
@@ -186,7 +188,7 @@ def _bwrap_plan(
         env={"PATH": _TOOL_PATH, "LANG": "C.UTF-8"},
         cwd="/",
         pass_fds=tuple(fds),
-        preexec_fn=_steps(join, die_with(os.getpid()), fresh_session_keyring()),
+        preexec_fn=_steps(join, die_with(os.getpid()), _keyring_step(request)),
     )
 
 
@@ -207,8 +209,12 @@ def _rlimits_plan(
 ) -> _ExecPlan:
     """The command run directly in the bot's directory, with its private temporary dir."""
     env = _bot_env(env_extra, str(private_tmp))
-    preexec = _steps(join, fresh_session_keyring())
+    preexec = _steps(join, _keyring_step(request))
     return _ExecPlan(argv=inner, env=env, cwd=str(request.host_cwd), preexec_fn=preexec)
+
+
+def _keyring_step(request: _LaunchRequest) -> Callable[[], None] | None:
+    return fresh_session_keyring() if request.policy.close_channels else None
 
 
 def _steps(*steps: Callable[[], None] | None) -> Callable[[], None]:
