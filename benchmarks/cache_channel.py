@@ -1,6 +1,6 @@
 """The page-cache channel that remains once the sandbox refuses every call that reads or drops
 cache state (issue 21): bits carried from game 1 of a match to games 2-4 by first-read faults
-on big shared files (benchmarks/bots/cache_timing/bot.py), through the real referee in the
+on big shared files (tests/hostile_bots/cache_timing/bot.py), through the real referee in the
 real bwrap sandbox against three house bots.
 
 For every later game it prints how many of the 52 bits (the mask of the bot's game-1 hand)
@@ -27,7 +27,7 @@ from arena.game import PAGAT
 from arena.game.cards import CARDS
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
 
-BOT = Path(__file__).resolve().parent / "bots" / "cache_timing"
+BOT = Path(__file__).resolve().parents[1] / "tests" / "hostile_bots" / "cache_timing"
 RULES = PAGAT.with_(deals_per_game=2)
 CLOCK = Clock(decision_ms=5000, bank_ms=30_000, startup_ms=15_000)
 POLICY = SandboxPolicy(mode="bwrap", stop_grace_seconds=0.5)

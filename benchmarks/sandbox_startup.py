@@ -1,7 +1,11 @@
 """Launch overhead of the bot sandbox: time from start to exit of `python3 -c pass`.
 
 Compares a plain subprocess with the sandbox's rlimits and bwrap modes (launch -> exit,
-and the stop() that follows). Run: python benchmarks/sandbox_startup.py [--runs N]
+and the stop() that follows), and bwrap with the kernel channels left open
+(``close_channels=False``: no channel filter, keyring, private copy of the bot's files or
+eviction; the sandbox before issue 21). ``--bot DIR`` launches from a copy of DIR (e.g.
+sample_bots/js_lowcard with its node_modules) to see what copying a big bot costs.
+Run: python benchmarks/sandbox_startup.py [--runs N] [--bot DIR]
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ def reachable_by_others(path: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--bot", type=Path, help="launch from a copy of this bot folder")
     args = parser.parse_args()
 
     python = sys.executable
@@ -42,7 +47,13 @@ def main() -> None:
     area = Path(tempfile.mkdtemp(prefix="arena-sandbox-bench-"))
     area.chmod(0o755)
     bot, logs = area / "bot", area / "logs"
-    bot.mkdir(mode=0o755)
+    if args.bot is None:
+        bot.mkdir(mode=0o755)
+    else:
+        shutil.copytree(args.bot, bot, symlinks=True)
+        for path in [bot, *bot.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(0o755 if path.is_dir() else 0o644)
     logs.mkdir()
     counter = 0
 
@@ -65,14 +76,18 @@ def main() -> None:
         return t1 - t0, t2 - t1
 
     variants: dict[str, Callable[[], tuple[float, float]]] = {"plain subprocess": plain}
-    for mode in ("rlimits", "bwrap"):
-        policy = sb.SandboxPolicy(mode=mode)  # type: ignore[arg-type]
-        problem = sb._bwrap_problem(policy) if mode == "bwrap" else None
+    policies = {
+        "sandbox rlimits": sb.SandboxPolicy(mode="rlimits"),
+        "sandbox bwrap": sb.SandboxPolicy(mode="bwrap"),
+        "bwrap, open": sb.SandboxPolicy(mode="bwrap", close_channels=False),
+    }
+    for name, policy in policies.items():
+        problem = sb._bwrap_problem(policy) if policy.mode == "bwrap" else None
         if problem is not None:
             print(f"bwrap unusable here: {problem}")
             continue
         sb.resolve_mode(policy)
-        variants[f"sandbox {mode}"] = functools.partial(sandboxed, policy)
+        variants[name] = functools.partial(sandboxed, policy)
 
     # Interleaved, so that load from elsewhere hits every variant alike.
     results: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in variants}
@@ -84,7 +99,8 @@ def main() -> None:
                 results[name][1].append(stop)
     shutil.rmtree(area, ignore_errors=True)
 
-    print(f"command: {' '.join(command)}   runs: {args.runs}")
+    print(f"command: {' '.join(command)}   bot folder: {args.bot or 'empty'}   runs: {args.runs}")
+    print(f"load: {os.getloadavg()}")
     print(f"{'':18} {'launch->exit: median':>21} {'min':>9}   {'stop(): median':>14}")
     base_med = statistics.median(results["plain subprocess"][0])
     base_min = min(results["plain subprocess"][0])

@@ -13,8 +13,12 @@ in the real bwrap sandbox, through the real referee, judged by the bot's own rep
 Each has a control: the same bot with the defences removed (``close_channels=False``: the
 seccomp filter reduced to what it was before, no fresh session keyring, the original bot
 folder bound instead of a copy, no eviction) carries the hands, so the tests above it would
-catch a defence that stopped working. The page-cache channel that remains without those
-calls, first-read faults on big shared files, is measured by benchmarks/cache_channel.py.
+catch a defence that stopped working.
+
+- ``cache_timing`` is the page-cache attack that needs none of the refused calls: it sets
+  bits by reading pages of big shared files under /usr/lib and tests them in later games by
+  whether touching a page faults. The eviction of what a bot cached, at its stop, erases
+  them (benchmarks/cache_channel.py measures the channel).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import ctypes
 import dataclasses
 import os
 import re
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +38,7 @@ from arena.bots.house.names import house_player
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.sandbox import SandboxPolicy, cgroups, spawner
+from arena.game.cards import CARDS
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
 from tests.referee.conftest import (
     FAST_CLOCK,
@@ -48,6 +54,7 @@ from tests.support import need
 pytestmark = pytest.mark.slow
 
 SECRET = "arena-operator-secret"
+SLOW_CLOCK = Clock(decision_ms=5000, bank_ms=30_000, startup_ms=15_000)  # disk reads
 PAGES = 64  # pad.bin: one page per card, and some
 
 
@@ -171,6 +178,45 @@ def test_control_kernel_memory_bot_remembers_without_the_defences(
         for channel in ("keys", "cache:own", "cache:shared"):
             assert first_hand in found.get((game, channel), []), (game, channel, log)
     assert re.search(r"^OPERATOR KEY SEEN game 1: .*arena-operator-secret", log, re.M), log
+
+
+def channel_reads(log: str) -> list[str]:
+    """The 52-bit masks (0/1, ? unreadable) the timing bot read in each later game."""
+    return re.findall(r"^CHANNEL game \d+: \d+ / 52 readable: ([01?]+) in", log, re.M)
+
+
+def mask_of_hand(record: dict) -> str:
+    hand = set(hand_of(record, 0, 0, 0))
+    return "".join("1" if str(card) in hand else "0" for card in CARDS)
+
+
+def test_first_read_faults_on_shared_files_carry_nothing_into_later_games(
+    tmp_path: Path, sandbox_policy
+) -> None:
+    need(cgroups.hierarchies(sandbox_policy) is not None, "eviction needs a memory cgroup")
+    bot = copy_bot_dir(HOSTILE_BOTS / "cache_timing", tmp_path / "bots")
+    (bot / "region.txt").write_text(str(secrets.randbelow(10_000)))
+    (bot / "region.txt").chmod(0o644)
+    record, [log], leftovers = play([bot], tmp_path, sandbox_policy, SLOW_CLOCK)
+    assert leftovers == []
+    truth, reads = mask_of_hand(record), channel_reads(log)
+    assert len(reads) == GAMES - 1, log[-2000:]
+    right = sum(m == t for mask in reads for m, t in zip(mask, truth, strict=True))
+    assert right <= len(truth), (reads, truth)  # chance: some pages others cached meanwhile
+
+
+def test_control_first_read_faults_carry_the_hand_without_eviction(
+    tmp_path: Path, unsafe_policy
+) -> None:
+    bot = copy_bot_dir(HOSTILE_BOTS / "cache_timing", tmp_path / "bots")
+    (bot / "region.txt").write_text(str(secrets.randbelow(10_000)))
+    (bot / "region.txt").chmod(0o644)
+    record, [log], _ = play([bot], tmp_path, unsafe_policy, SLOW_CLOCK)
+    truth, reads = mask_of_hand(record), channel_reads(log)
+    assert len(reads) == GAMES - 1, log[-2000:]
+    for mask in reads:  # nearly every bit readable, and every readable bit right
+        known = [(m, t) for m, t in zip(mask, truth, strict=True) if m != "?"]
+        assert len(known) >= 40 and all(m == t for m, t in known), (mask, truth)
 
 
 # --------------------------------------------------------------------------- at one table
