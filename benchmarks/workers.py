@@ -9,7 +9,9 @@ and the Celery workers are warmed up first (numba's cache, unpacked bots); the e
 executor starts its worker processes per run, so its figures include that start.
 
 Targets (issue 8): Celery within 15% of the embedded executor at equal parallelism;
-2 workers >= 1.8x one worker.
+2 workers >= 1.8x one worker. Issue 21: the referee alone with the sandbox's kernel channels
+closed (the default) against the same left open (``close_channels=False``, the sandbox
+before), alternated twice, within 10%.
 
 Run: python benchmarks/workers.py [--tables N] [--postgres URL]
 (needs redis-server, Postgres and bwrap; works in a private schema dropped at the end).
@@ -18,6 +20,7 @@ Run: python benchmarks/workers.py [--tables N] [--postgres URL]
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import itertools
 import os
@@ -35,6 +38,7 @@ from pathlib import Path
 
 from sqlalchemy import select, text
 
+from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
 from arena.game import PAGAT
 from arena.store import Database, Match, claimable_matches, engine_for, normalise_url, upgrade
@@ -198,7 +202,12 @@ def run_all(db: Database, runtime: Runtime, env: dict, root: Path, tables: int) 
         t = new_tournament(db, runtime, [*refs, *HOUSE], rules=PAGAT, seed=3, tables=count)
         return t.id
 
-    alone = referee_alone(db, runtime, fresh(), root / "logs")
+    open_runtime = dataclasses.replace(runtime, policy=SandboxPolicy.from_env(close_channels=False))
+    closed, opened = [], []
+    for _ in range(2):  # alternated, so that load from elsewhere hits both alike
+        closed.append(referee_alone(db, runtime, fresh(), root / "logs"))
+        opened.append(referee_alone(db, open_runtime, fresh(), root / "logs"))
+    alone = sum(closed) / len(closed)
     embedded_1, celery_1 = fresh(), fresh()
     results = {
         "embedded executor, 1 worker": embedded(db, runtime, embedded_1, 1),
@@ -208,6 +217,9 @@ def run_all(db: Database, runtime: Runtime, env: dict, root: Path, tables: int) 
     }
     print(f"{tables} matches of 4 games x 5 deals (2 sandboxed random bots + 3 house bots)")
     print(f"  {'referee alone, 1 at a time':30} {60 / alone:7.1f} matches/min")
+    open_alone = sum(opened) / len(opened)
+    print(f"  {'  ... kernel channels open':30} {60 / open_alone:7.1f} matches/min")
+    print(f"closing the kernel channels: {alone / open_alone:.2f}x the time  (target <= 1.10)")
     for name, seconds in results.items():
         print(f"  {name:30} {60 / seconds:7.1f} matches/min")
     e1, e2 = results["embedded executor, 1 worker"], results["embedded executor, 2 workers"]
