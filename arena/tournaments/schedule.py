@@ -26,14 +26,17 @@ Guarantees of :func:`schedule` for ``n >= 4`` entrants and ``T`` tables:
   early, or standings read live, treat bots alike).
 
 Owners (``owners``: entrant -> owner label, see :mod:`arena.tournaments.owners`): two bots
-of one owner never share a table. "Every 4-subset" then means every legal one: the round
-robin leaves the others out, so a bot whose owner entered more bots plays fewer tables and
-pair counts differ (every legal subset still plays equally often). A balanced design keeps
-tables of four owners through its whole search and seats within 1 always, but its other
-bounds weaken, most for a large owner (``balance.balanced_tables``): tables per bot within 1
-as long as the greedy never runs out of other owners' bots at the end of a round, and pair
-counts (of the pairs that may meet) spread by at most 3 in testing. An owner with more than
-a quarter of the entrants cannot have ±1 tables per bot: each table seats one of its bots.
+of one owner never share a table, and what weakens is this:
+
+* the round robin (chosen, as without owners, when every 4-subset is affordable) plays every
+  legal 4-subset once and leaves out the others, so a bot whose owner entered several plays
+  fewer tables, and pair counts differ;
+* a balanced design keeps tables of four owners through its whole search and seats within
+  1. Tables per bot stay within 1 when no owner has more than a quarter of the entrants (in
+  testing; an owner with more cannot: a table seats one of its bots). Pair counts (of the
+  pairs that may meet) are no longer within 1: within 3 in testing from 12 bots; below,
+  few owners can leave no choice (8 bots as 2+2+2+1+1 at equal tables per bot put one bot
+  of each pair at every table, so the two single bots never meet).
 
 The referee rotates bots through the seats within a match; this module only fixes each
 match's starting seat order.
@@ -106,14 +109,16 @@ def planned_tables(
     max_tables: int = DEFAULT_MAX_TABLES,
     groups: Sequence[int] | None = None,
 ) -> int:
-    """How many tables :func:`schedule` makes for this many entrants (of these owner
-    ``groups``, see ``balance``: only 4-subsets of four owners count)."""
+    """How many tables :func:`schedule` makes for this many entrants. Whether the round robin
+    is affordable does not depend on the owners (``groups``, see ``balance``); its size
+    does: only 4-subsets of four owners are played."""
     if tables is not None:
         return tables
     if entrant_count < SEATS:
         return SEATS
-    every = subset_count(entrant_count, groups)
-    return every if every <= max_tables else min(max_tables, default_table_count(entrant_count))
+    if comb(entrant_count, SEATS) <= max_tables:
+        return subset_count(entrant_count, groups)
+    return min(max_tables, default_table_count(entrant_count))
 
 
 def schedule(
