@@ -24,7 +24,7 @@ from arena.views.tournaments import (
     tournament_summary,
 )
 from dashboard.db import session
-from dashboard.matches import finished_record, shown_record
+from dashboard.matches import finished_record, record_or_409
 from dashboard.params import match_filter, scope
 from dashboard.submitting import cap_request, database, submit
 from dashboard.tokens import bearer_user
@@ -110,7 +110,7 @@ def match(match_id: int):
 
 @api.get("/matches/<int:match_id>/replay")
 def replay(match_id: int):
-    return jsonify(shown_record(match_id))
+    return jsonify(record_or_409(match_id))
 
 
 @api.get("/matches/<int:match_id>/decisions/<int:game>/<int:decision>")

@@ -1,4 +1,6 @@
-"""Match list, match page with the replay viewer, and the replay and decision downloads."""
+"""Match list, match page with the replay viewer (or, until every rotation of its deals is
+played, the scores so far), and the replay and decision downloads. What a record shows is
+decided in one place: ``arena.views.records``."""
 
 from __future__ import annotations
 
@@ -8,7 +10,8 @@ from flask import Blueprint, Response, abort, render_template, request
 
 from arena.views.bots import bot_choices
 from arena.views.decision import export_decision
-from arena.views.matches import match_detail, match_list, public_record, public_record_json
+from arena.views.matches import match_detail, match_list
+from arena.views.records import shown_record
 from arena.views.tournaments import tournament_choices
 from dashboard.db import session
 from dashboard.format import json_in_script
@@ -30,14 +33,21 @@ def index():
 def show(match_id: int):
     s = session()
     detail = match_detail(s, match_id)
-    record = public_record_json(s, match_id, live=True)  # running: its finished deals only
-    page_record = "null" if record is None else json_in_script(record)
-    return render_template("match.html", match=detail, record=page_record)
+    record = shown_record(s, match_id)
+    replay = record if record and not record.get("progress") else None
+    script = json_in_script(json.dumps(replay))  # the viewer's: a whole record, or null
+    return render_template("match.html", match=detail, record=record, replay=script)
+
+
+@matches.get("/<int:match_id>/progress")
+def progress(match_id: int):
+    """The scores so far alone, for a running match's page to swap in as deals end."""
+    return render_template("_progress.html", record=shown_record(session(), match_id))
 
 
 @matches.get("/<int:match_id>/replay.json")
 def replay_file(match_id: int):
-    return download(shown_record(match_id), f"match-{match_id}.json")
+    return download(record_or_409(match_id), f"match-{match_id}.json")
 
 
 @matches.get("/<int:match_id>/decisions/<int:game>/<int:decision>.json")
@@ -46,20 +56,20 @@ def decision_file(match_id: int, game: int, decision: int):
     return download(exported, f"match-{match_id}-game-{game}-decision-{decision}.json")
 
 
-def shown_record(match_id: int) -> dict:
-    """A finished match's record, or a running one's finished deals; 409 when there is
-    nothing to show yet."""
-    record = public_record(session(), match_id, live=True)
+def record_or_409(match_id: int) -> dict:
+    """The record as shown (whole, or the progress of an unfinished match); 409 when
+    nothing has been played yet."""
+    record = shown_record(session(), match_id)
     if record is None:
         abort(409, f"match {match_id} has no finished deal to show yet")
     return record
 
 
 def finished_record(match_id: int) -> dict:
-    """The record of a finished match; 409 while it is not finished. Decisions are only
-    exported from these: rebuilding a request needs the seed, kept secret while it runs."""
-    record = public_record(session(), match_id)
-    if record is None:
+    """The whole record (every rotation played); 409 before. Decisions are only exported
+    from these: rebuilding a request needs the seed and the cards."""
+    record = shown_record(session(), match_id)
+    if record is None or record.get("progress"):
         abort(409, f"match {match_id} is not finished: its decisions are not public yet")
     return record
 

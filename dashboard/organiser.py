@@ -86,6 +86,7 @@ def create():
             rating_model=_rating_model(),
             adaptive_matches=extra_matches,
             adaptive_top=top,
+            allow_same_owner=form.get("allow_same_owner") == "on",
         )
     except ACTION_ERRORS as exc:
         return _form_page(error=str(exc)), 400

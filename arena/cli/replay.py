@@ -19,7 +19,7 @@ from arena.referee.moves import checked
 from arena.store import BotVersion, bot_logs, get_match
 from arena.text import plural, printable
 from arena.views.decision import load_decision
-from arena.views.matches import public_record_json
+from arena.views.records import shown_record
 
 
 @click.group()
@@ -112,14 +112,18 @@ def _read_record(path: Path) -> dict:
 
 
 def _stored_record(match_id: int) -> str:
-    """A finished tournament match's record from the configured database, as JSON text."""
+    """A finished tournament match's record from the configured database, as JSON text:
+    the record as anybody may see it (``arena.views.records``), so none before the end."""
     with user_errors():
         _, db = runtime_and_db()
         with db.session(read_only=True) as s:
-            text = public_record_json(s, match_id)
-    if text is None:
-        raise click.ClickException(f"match {match_id} has not finished: it has no record yet")
-    return text
+            record = shown_record(s, match_id)
+    if record is None or record.get("progress"):
+        raise click.ClickException(
+            f"match {match_id} has not finished: its cards are shown once every rotation "
+            "of its deals has been played"
+        )
+    return json.dumps(record)
 
 
 @replay.command("decision")

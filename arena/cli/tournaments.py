@@ -79,6 +79,12 @@ def tournament() -> None:
 @click.option(
     "--top", type=click.IntRange(2), help="With --extra-matches: separate these places only."
 )
+@click.option(
+    "--allow-same-owner",
+    is_flag=True,
+    help="Let two bots of one owner (or two versions of one bot) share a table; by default "
+    "they never do.",
+)
 def create(
     bots,
     rules,
@@ -92,6 +98,7 @@ def create(
     rating_model,
     extra_matches,
     top,
+    allow_same_owner,
 ) -> None:
     """Schedule a tournament and print its id."""
     refs = [ref.strip() for item in bots for ref in item.split(",") if ref.strip()]
@@ -111,6 +118,7 @@ def create(
             rating_model=rating_model,
             adaptive_matches=extra_matches,
             adaptive_top=top,
+            allow_same_owner=allow_same_owner,
         )
     click.echo(printable(f"tournament {t.id}: {t.name}"))
 

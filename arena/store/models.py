@@ -195,6 +195,8 @@ class Tournament(Base):
     # every scheduled match is done; ``adaptive_top``: the places they separate (None: all).
     adaptive_matches: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     adaptive_top: Mapped[int | None] = mapped_column(Integer)
+    # The organiser let two bots of one owner share a table (fair play refuses it otherwise).
+    allow_same_owner: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     entries: Mapped[list[TournamentEntry]] = relationship(order_by="TournamentEntry.entrant_index")
 

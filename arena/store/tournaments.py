@@ -41,6 +41,7 @@ def create_tournament(
     rating_model: str = DEFAULT_MODEL,
     adaptive_matches: int = 0,
     adaptive_top: int | None = None,
+    allow_same_owner: bool = False,
 ) -> Tournament:
     """A draft tournament with its entrants and one pending match per table.
 
@@ -48,7 +49,8 @@ def create_tournament(
     scheduler works with); they are stored on the match as bot_version ids, the referee's
     entrant order. Fewer than 4 entrants: add house bots to ``entries`` first.
     ``adaptive_matches`` extra matches are scheduled once ``tables`` are played (see
-    ``arena.tournaments.extend``).
+    ``arena.tournaments.extend``). ``allow_same_owner``: the organiser lets two bots of one
+    owner share a table (the schedulers' business; stored for later extensions).
     """
     _check_settings(name, ruleset, clock, deals_per_game, games_per_match, seed)
     _check_rating(rating_model, adaptive_matches, adaptive_top)
@@ -64,6 +66,7 @@ def create_tournament(
         rating_model=rating_model,
         adaptive_matches=adaptive_matches,
         adaptive_top=adaptive_top,
+        allow_same_owner=allow_same_owner,
     )
     s.add(tournament)
     s.flush()

@@ -17,6 +17,11 @@ of N matches spreads over the unsure places and the anchors instead of piling on
 Seats are balanced: each table's starting seats go to the order (of the 24) that adds least
 to its bots' counts of starting seats so far.
 
+Two bots of one owner (``owners``) never share a table: a window then takes the next bots
+down the ranking of other owners (its "neighbours" are the nearest it may meet), and the
+anchor is the widest interval among the bots it may meet. The window starting at the top
+always has a legal table when the entrants have four owners.
+
 Pure and deterministic: same standings, counts and options, same tables.
 """
 
@@ -26,6 +31,8 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from arena.tournaments.owners import Owners, apart
 
 SEATS = 4
 WINDOW = 3  # neighbours per table; the fourth seat anchors them to the rest
@@ -46,9 +53,7 @@ class Ranked:
 def overlaps(ranking: Sequence[Ranked]) -> list[float]:
     """How far each bot's interval overlaps the next one's (Elo; negative: a gap), in
     ranking order (best first)."""
-    return [
-        min(a.ci_high, b.ci_high) - max(a.ci_low, b.ci_low) for a, b in itertools.pairwise(ranking)
-    ]
+    return [_overlap(a, b) for a, b in itertools.pairwise(ranking)]
 
 
 def separated_top(ranking: Sequence[Ranked], top: int) -> bool:
@@ -62,10 +67,12 @@ def extra_tables(
     seat_counts: Mapping[str, Sequence[int]],
     games_per_match: int,
     top: int | None = None,
+    owners: Owners | None = None,
 ) -> list[Seats]:
     """``count`` tables (starting seat order) over the entrants of ``standings`` (at least
     4); ``seat_counts[name][i]``: how many matches the bot has started in seat i; ``top``:
-    separate the first ``top`` places only (None: the whole ranking)."""
+    separate the first ``top`` places only (None: the whole ranking); ``owners``: no table
+    seats two bots of one owner."""
     if len(standings) < SEATS:
         raise ValueError(f"extra matches need at least {SEATS} entrants, not {len(standings)}")
     if count < 1:
@@ -74,36 +81,63 @@ def extra_tables(
         raise ValueError(f"top must name at least 2 places, not {top}")
     ranking = sorted(standings, key=lambda r: (-r.elo, r.name))
     seats = {r.name: list(seat_counts.get(r.name, [0] * SEATS)) for r in ranking}
+    owners = owners or {}
     out = []
     for _ in range(count):
-        start = _most_unsure(ranking, len(ranking) if top is None else top)
-        table = [*range(start, start + WINDOW), _anchor(ranking, start)]
+        table = _most_unsure(ranking, len(ranking) if top is None else top, owners)
         out.append(_seat([ranking[i] for i in table], seats))
         for i in table:
             ranking[i] = _after_match(ranking[i], games_per_match)
     return out
 
 
-def _most_unsure(ranking: list[Ranked], top: int) -> int:
-    """Rank of the first bot of the window of three whose two neighbour overlaps (among the
+def _most_unsure(ranking: list[Ranked], top: int, owners: Owners) -> list[int]:
+    """The ranks of a table: the window of three whose two neighbour overlaps (among the
     first ``top`` places) sum highest (overlaps counted from 0; then the least gap; then the
-    top)."""
-    gaps = [g if i < top - 1 else -math.inf for i, g in enumerate(overlaps(ranking))]
+    top), and its anchor."""
 
-    def score(start: int) -> tuple[float, float, int]:
-        inside = gaps[start : start + WINDOW - 1]
-        counted = [g for g in inside if g > -math.inf]
-        return (sum(max(g, 0.0) for g in counted), sum(counted), -start)
+    def score(window: list[int]) -> tuple[float, float, int]:
+        counted = [_overlap(ranking[a], ranking[b]) for a, b in itertools.pairwise(window)]
+        counted = [g for g, b in zip(counted, window[1:], strict=True) if b < top]
+        return (sum(max(g, 0.0) for g in counted), sum(counted), -window[0])
 
-    return max(range(len(ranking) - WINDOW + 1), key=score)
+    windows = [w for start in range(len(ranking)) if (w := _window(ranking, start, owners))]
+    for window in sorted(windows, key=score, reverse=True):
+        anchor = _anchor(ranking, window, owners)
+        if anchor is not None:
+            return [*window, anchor]
+    raise ValueError("no table of four owners can be drawn from these entrants")
 
 
-def _anchor(ranking: list[Ranked], start: int) -> int:
-    """The fourth seat: the bot outside the window with the widest interval (then the
-    fewest games, then the best rank)."""
-    outside = [i for i in range(len(ranking)) if not start <= i < start + WINDOW]
+def _overlap(a: Ranked, b: Ranked) -> float:
+    return min(a.ci_high, b.ci_high) - max(a.ci_low, b.ci_low)
+
+
+def _window(ranking: list[Ranked], start: int, owners: Owners) -> list[int] | None:
+    """The bot at ``start`` and the next ones down the ranking that it and each other may
+    meet, three in all (None if the ranking ends first)."""
+    window = [start]
+    for i in range(start + 1, len(ranking)):
+        if len(window) == WINDOW:
+            break
+        if apart([ranking[j].name for j in [*window, i]], owners):
+            window.append(i)
+    return window if len(window) == WINDOW else None
+
+
+def _anchor(ranking: list[Ranked], window: list[int], owners: Owners) -> int | None:
+    """The fourth seat: the bot outside the window, apart from its owners, with the widest
+    interval (then the fewest games, then the best rank); None if there is none."""
+    names = [ranking[i].name for i in window]
+    outside = [
+        i
+        for i in range(len(ranking))
+        if i not in window and apart([*names, ranking[i].name], owners)
+    ]
     return max(
-        outside, key=lambda i: (ranking[i].ci_high - ranking[i].ci_low, -ranking[i].games, -i)
+        outside,
+        key=lambda i: (ranking[i].ci_high - ranking[i].ci_low, -ranking[i].games, -i),
+        default=None,
     )
 
 

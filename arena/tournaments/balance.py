@@ -1,12 +1,15 @@
 """Balanced 4-player table designs over bot indices: which bots meet, and in which seats.
 
 Everything here works on bot indices ``0..n-1`` and a seeded :class:`Rng`; the public
-scheduler in :mod:`arena.tournaments.schedule` maps indices to bot ids.
+scheduler in :mod:`arena.tournaments.schedule` maps indices to bot ids. ``groups`` (a group
+number per bot, None: every bot its own) keeps bots of one group (owner) off a table:
+tables are only ever built and changed into ones of four groups.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
 from math import comb
@@ -46,10 +49,39 @@ class Rng:
         return out
 
 
-def pair_band(n: int, count: int) -> tuple[int, int]:
-    """The (lowest, highest) pair count of a schedule whose pair counts differ by at most 1."""
-    lam, extra = divmod(6 * count, comb(n, 2))
+def pair_band(n: int, count: int, groups: Sequence[int] | None = None) -> tuple[int, int]:
+    """The (lowest, highest) pair count of a schedule whose pair counts differ by at most 1
+    (over the pairs that may meet)."""
+    lam, extra = divmod(6 * count, int(comb(n, 2) - clashes(n, groups).sum() // 2))
     return lam, lam + (extra > 0)
+
+
+def clashes(n: int, groups: Sequence[int] | None) -> np.ndarray:
+    """``clash[a, b]``: bots a != b are of one group and never share a table."""
+    if groups is None:
+        return np.zeros((n, n), dtype=bool)
+    g = np.asarray(groups)
+    return (g[:, None] == g[None, :]) & ~np.eye(n, dtype=bool)
+
+
+def subset_count(n: int, groups: Sequence[int] | None = None) -> int:
+    """How many 4-subsets of the bots seat four groups: the elementary symmetric polynomial
+    of degree 4 over the group sizes (C(n, 4) without groups)."""
+    if groups is None:
+        return comb(n, SEATS)
+    e = [1] + [0] * SEATS
+    for size in Counter(groups).values():
+        for k in range(SEATS, 0, -1):
+            e[k] += e[k - 1] * size
+    return e[SEATS]
+
+
+def legal_subsets(n: int, groups: Sequence[int] | None = None) -> list[tuple[int, ...]]:
+    """Every 4-subset of the bots that seats four groups, in lexicographic order."""
+    subsets = combinations(range(n), SEATS)
+    if groups is None:
+        return list(subsets)
+    return [c for c in subsets if len({groups[b] for b in c}) == SEATS]
 
 
 def heavy_degrees(n: int, count: int) -> list[int]:
@@ -96,43 +128,63 @@ def _graphical(degrees: list[int]) -> bool:
     return True
 
 
-def split_copies(n: int, count: int) -> tuple[int, int]:
-    """(full copies of every 4-subset, tables left to design) for ``count`` tables. Copies
-    are perfectly balanced; a remainder too small for every bot to play is merged with one
-    copy, as designs where each bot plays under 4 tables are often impossible to balance."""
-    copies, rest = divmod(count, comb(n, SEATS))
+def split_copies(n: int, count: int, groups: Sequence[int] | None = None) -> tuple[int, int]:
+    """(full copies of every legal 4-subset, tables left to design) for ``count`` tables.
+    Copies are perfectly balanced; a remainder too small for every bot to play is merged
+    with one copy, as designs where each bot plays under 4 tables are often impossible to
+    balance."""
+    every = subset_count(n, groups)
+    copies, rest = divmod(count, every)
     if copies and 0 < rest < n:
-        return copies - 1, rest + comb(n, SEATS)
+        return copies - 1, rest + every
     return copies, rest
 
 
-def choose_tables(n: int, count: int, rng: Rng) -> list[tuple[int, ...]]:
-    """``count`` unordered tables over ``n >= 4`` bots: full copies of every 4-subset as far
-    as :func:`split_copies` says, the rest from a searched design."""
-    copies, rest = split_copies(n, count)
-    tables = list(combinations(range(n), SEATS)) * copies if copies else []
+def choose_tables(
+    n: int, count: int, rng: Rng, groups: Sequence[int] | None = None
+) -> list[tuple[int, ...]]:
+    """``count`` unordered tables over ``n >= 4`` bots (of at least 4 groups): full copies
+    of every legal 4-subset as far as :func:`split_copies` says, the rest from a searched
+    design."""
+    copies, rest = split_copies(n, count, groups)
+    tables = legal_subsets(n, groups) * copies if copies else []
     if rest:
-        tables += [tuple(t) for t in balanced_tables(n, rest, rng).tolist()]
+        tables += [tuple(t) for t in balanced_tables(n, rest, rng, groups).tolist()]
     return tables
 
 
-def greedy_tables(n: int, count: int, rng: Rng) -> np.ndarray:
+def greedy_tables(n: int, count: int, rng: Rng, groups: Sequence[int] | None = None) -> np.ndarray:
     """Deal bots out round by round (everyone once per round, so tables per bot differ by at
-    most 1), filling each table with the bots that have met its members least so far."""
+    most 1), filling each table with the bots that have met its members least so far.
+
+    With groups, a table takes no second bot of a group, and the bots of the groups most
+    numerous in the round go first; when the round's last bots all share a group with the
+    table, a bot of another group plays again (fewest tables first), so tables per bot may
+    then differ by more than 1."""
+    group = list(range(n)) if groups is None else list(groups)
     met = [[0] * n for _ in range(n)]
+    plays = [0] * n
     pool: list[int] = []
+    waiting: Counter[int] = Counter()
     tables = np.empty((count, SEATS), dtype=np.int64)
     for index in range(count):
         table: list[int] = []
         for _ in range(SEATS):
             if not any(b not in table for b in pool):  # a new round (pool is empty, n > 4)
                 pool = rng.shuffled([b for b in range(n) if b not in pool] + pool)
-            pick = min(
-                (b for b in pool if b not in table),
-                key=lambda b: sum(met[b][t] for t in table),
-            )
+                waiting = Counter(group[b] for b in pool)
+            taken = {group[t] for t in table}
+            fits = [b for b in pool if group[b] not in taken]
+            if fits:
+                pick = min(fits, key=lambda b: (-waiting[group[b]], sum(met[b][t] for t in table)))
+            else:
+                again = [b for b in range(n) if group[b] not in taken and b not in pool]
+                pick = min(again, key=lambda b: (plays[b], sum(met[b][t] for t in table)))
             table.append(pick)
-            pool.remove(pick)
+            plays[pick] += 1
+            if pick in pool:
+                pool.remove(pick)
+                waiting[group[pick]] -= 1
         for a, b in combinations(table, 2):
             met[a][b] += 1
             met[b][a] += 1
@@ -141,11 +193,13 @@ def greedy_tables(n: int, count: int, rng: Rng) -> np.ndarray:
 
 
 class _Design:
-    """Tables plus the pair-count matrix and a table-by-bot membership matrix, kept in step."""
+    """Tables plus the pair-count matrix and a table-by-bot membership matrix, kept in step;
+    ``clash``: the pairs that may never meet (swaps never seat them together)."""
 
-    def __init__(self, n: int, tables: np.ndarray) -> None:
+    def __init__(self, n: int, tables: np.ndarray, clash: np.ndarray) -> None:
         self.n = n
         self.tables = tables
+        self.clash = clash if clash.any() else None
         self.met = np.zeros((n, n), dtype=np.int64)
         self.member = np.zeros((len(tables), n), dtype=bool)
         self.member[np.arange(len(tables))[:, None], tables] = True
@@ -186,23 +240,43 @@ class _Design:
         for k in range(SEATS):  # ... and the outgoing bot leaves them
             cost -= flat.take(base + tables[:, k, None]) * outside[:, k, None]
         legal = outside & ~member[:, x, None]
+        if self.clash is not None:
+            legal &= ~_clashing_swaps(self.clash, tables, row, x)
         return np.where(legal, cost, np.iinfo(np.int64).max)
 
 
-def balanced_tables(n: int, count: int, rng: Rng) -> np.ndarray:
+def _clashing_swaps(clash: np.ndarray, tables: np.ndarray, row: np.ndarray, x: int) -> np.ndarray:
+    """Per seat of each table: swapping its bot with ``x`` (of ``row``) would seat one group
+    twice, at ``row``'s table (the bot coming in) or at the other (``x`` going there)."""
+    incoming = clash[row[row != x]].any(0).take(tables)
+    beside_x = clash[x].take(tables)
+    return incoming | (beside_x.sum(1, keepdims=True) - beside_x > 0)
+
+
+def balanced_tables(
+    n: int, count: int, rng: Rng, groups: Sequence[int] | None = None
+) -> np.ndarray:
     """``count`` tables with ±1 tables per bot, and pair counts within 1 of each other when
-    found (restarting the greedy on failure), else within 2 (always reached in testing)."""
-    tight = pair_band(n, count) if pairs_can_balance(n, count) else None
+    found (restarting the greedy on failure), else within 2 (always reached in testing).
+
+    With groups the counting bounds do not apply (a bot of a large group has fewer partners
+    for as many seats, so it meets each one more often): one attempt per window, widening
+    from the band of the pairs that may meet to 3 apart, keeps the best reached."""
+    clash = clashes(n, groups)
+    free = not clash.any()
+    tight = pair_band(n, count) if free and pairs_can_balance(n, count) else None
     left = max(ATTEMPT_STEPS, SEARCH_WORK // (count + STEP_OVERHEAD))
     design = None
     while tight and left > 0:
-        design = _Design(n, greedy_tables(n, count, rng))
+        design = _Design(n, greedy_tables(n, count, rng, groups), clash)
         if _search(design, *tight, min(left, ATTEMPT_STEPS), rng):
             return design.tables
         left -= ATTEMPT_STEPS
-    design = design or _Design(n, greedy_tables(n, count, rng))
-    lo, hi = pair_band(n, count)
+    design = design or _Design(n, greedy_tables(n, count, rng, groups), clash)
+    lo, hi = pair_band(n, count, groups)
     windows = [(lo - 1, hi + 1)] if lo == hi else [(lo - 1, hi), (lo, hi + 1)]
+    if not free:
+        windows = [(lo, hi), *windows, (lo - 1 - (lo == hi), hi + 1)]
     for window in windows:
         if _search(design, *window, ATTEMPT_STEPS, rng):
             break
@@ -211,8 +285,12 @@ def balanced_tables(n: int, count: int, rng: Rng) -> np.ndarray:
 
 def _search(design: _Design, lo: int, hi: int, steps: int, rng: Rng) -> bool:
     """Each step takes one out-of-window pair and makes the best swap that resolves it
-    (ties at random, sideways moves allowed). True once every pair is inside the window."""
+    (ties at random, sideways moves allowed). True once every pair that may meet is inside
+    the window."""
     upper = np.triu_indices(design.n, 1)
+    if design.clash is not None:
+        allowed = ~design.clash[upper]
+        upper = (upper[0][allowed], upper[1][allowed])
     for _ in range(steps):
         counts = design.met[upper]
         bad = np.flatnonzero((counts > hi) | (counts < lo))

@@ -7,6 +7,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import asdict
 
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
 from arena.bots.bhoos.wire import plays_bhoos
 from arena.bots.house.names import parse_house
 from arena.game import Ruleset
@@ -17,10 +20,12 @@ from arena.store import (
     Database,
     StoreError,
     Tournament,
+    User,
     create_tournament,
     find_bot_version,
 )
 from arena.text import plural
+from arena.tournaments.owners import seating_problem
 from arena.tournaments.registry import Runtime, house_version
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
 
@@ -42,6 +47,7 @@ def new_tournament(
     rating_model: str = DEFAULT_MODEL,
     adaptive_matches: int = 0,
     adaptive_top: int | None = None,
+    allow_same_owner: bool = False,
 ) -> Tournament:
     """``bot_refs`` name valid bot versions (``name``, ``name@version`` or an id) or house
     bots (``house:heuristic``, ``house:random``). ``seed`` decides the seating only; every
@@ -49,7 +55,8 @@ def new_tournament(
     instead, so the same call repeats the same tournament (``arena demo``): anyone knowing
     the seed knows every hand, so never for a contest. ``adaptive_matches``: extra matches
     where the ranking is unsure once the scheduled ones are played
-    (``arena.tournaments.extend``), separating the first ``adaptive_top`` places (None: all)."""
+    (``arena.tournaments.extend``), separating the first ``adaptive_top`` places (None: all).
+    Two bots of one owner never share a table unless ``allow_same_owner``."""
     if not bot_refs:
         raise StoreError("a tournament needs at least one entrant (--bots)")
     seed = random.randrange(2**31) if seed is None else seed
@@ -62,8 +69,14 @@ def new_tournament(
     # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
     entered = {v.bot.name for v in entrants if "house" in v.manifest}
     spare = [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]
+    names = [str(v.id) for v in entrants]
+    with db.session(read_only=True) as s:
+        owners = {} if allow_same_owner else entrant_owners(s, entrants)
+    problem = seating_problem(names, owners, {str(v.id): v.ref for v in entrants})
+    if problem:
+        raise StoreError(problem)
     plan = schedule(
-        [str(v.id) for v in entrants], seed, tables=tables, max_tables=max_tables, house_bots=spare
+        names, seed, tables=tables, max_tables=max_tables, house_bots=spare, owners=owners
     )
     seated = {name for table in plan for name in table.seats}
     fills = sorted(seated - {str(v.id) for v in entrants})
@@ -90,7 +103,21 @@ def new_tournament(
             rating_model=rating_model,
             adaptive_matches=adaptive_matches,
             adaptive_top=adaptive_top,
+            allow_same_owner=allow_same_owner,
         )
+
+
+def entrant_owners(s: Session, versions: Sequence[BotVersion]) -> dict[str, str]:
+    """Owner labels by version id (the schedulers' entrant names): ``user NAME`` for a bot
+    with an owner, ``bot NAME`` for one without (so two of its versions stay apart too);
+    house bots have none and sit anywhere."""
+    owner_ids = {v.bot.owner_id for v in versions} - {None}
+    users = dict(s.execute(select(User.id, User.name).where(User.id.in_(owner_ids))).all())
+    return {
+        str(v.id): f"user {users[v.bot.owner_id]}" if v.bot.owner_id else f"bot {v.bot.name}"
+        for v in versions
+        if "house" not in v.manifest
+    }
 
 
 def _deal_seed(seed: int, table: int, public: bool) -> int:

@@ -6,6 +6,7 @@ backend picks them up as it picks up any match: the embedded executor claims the
 workers get them sent. A tournament created with adaptive matches extends itself a round
 of ``ADAPTIVE_ROUND`` matches at a time whenever every scheduled match is done, until its
 budget is spent (:func:`extend_if_due`, called where a tournament would be marked done).
+Two bots of one owner never share an extra table either, unless the tournament allows it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from arena.referee import secret_seed
 from arena.store import Database, Match, StoreError, add_matches, game_rows, get_tournament
 from arena.store.tournaments import lock_tournament
 from arena.tournaments.adaptive import SEATS, Ranked, extra_tables
+from arena.tournaments.create import entrant_owners
 
 ADAPTIVE_ROUND = 4  # matches per round of a create-time budget, refitted between rounds
 
@@ -56,7 +58,8 @@ def _unfinished(s: Session, tournament_id: int) -> bool:
 
 def _extend(s: Session, tournament_id: int, matches: int, top: int | None) -> list[Match]:
     t = get_tournament(s, tournament_id)
-    entrants = [e.bot_version_id for e in t.entries]
+    versions = [e.bot_version for e in t.entries]
+    entrants = [v.id for v in versions]
     if len(entrants) < SEATS:
         raise StoreError(
             f"tournament {tournament_id} has {len(entrants)} entrants: extra matches need "
@@ -79,8 +82,9 @@ def _extend(s: Session, tournament_id: int, matches: int, top: int | None) -> li
     for match_seats in s.scalars(select(Match.seats).where(Match.tournament_id == tournament_id)):
         for i, bot in enumerate(match_seats):
             seats[str(bot)][i] += 1
+    owners = {} if t.allow_same_owner else entrant_owners(s, versions)
     try:
-        tables = extra_tables(standings, matches, seats, t.games_per_match, top)
+        tables = extra_tables(standings, matches, seats, t.games_per_match, top, owners)
     except ValueError as exc:
         raise StoreError(str(exc)) from None
     index = {str(bot): i for i, bot in enumerate(entrants)}

@@ -25,6 +25,19 @@ Guarantees of :func:`schedule` for ``n >= 4`` entrants and ``T`` tables:
 * table order: every bot's share of its tables played grows evenly (a tournament stopped
   early, or standings read live, treat bots alike).
 
+Owners (``owners``: entrant -> owner label, see :mod:`arena.tournaments.owners`): two bots
+of one owner never share a table, and what weakens is this:
+
+* the round robin (chosen, as without owners, when every 4-subset is affordable) plays every
+  legal 4-subset once and leaves out the others, so a bot whose owner entered several plays
+  fewer tables, and pair counts differ;
+* a balanced design keeps tables of four owners through its whole search and seats within
+  1. Tables per bot stay within 1 when no owner has more than a quarter of the entrants (in
+  testing; an owner with more cannot: a table seats one of its bots). Pair counts (of the
+  pairs that may meet) are no longer within 1: within 3 in testing from 12 bots; below,
+  few owners can leave no choice (8 bots as 2+2+2+1+1 at equal tables per bot put one bot
+  of each pair at every table, so the two single bots never meet).
+
 The referee rotates bots through the seats within a match; this module only fixes each
 match's starting seat order.
 """
@@ -32,6 +45,7 @@ match's starting seat order.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import ceil, comb
@@ -43,7 +57,9 @@ from arena.tournaments.balance import (
     pair_slack,
     split_copies,
     spread_order,
+    subset_count,
 )
+from arena.tournaments.owners import Owners, group_ids, seating_problem
 
 # Play every 4-subset of the entrants when there are at most this many (C(12, 4) = 495, so
 # up to 12 entrants by default); beyond it, a balanced design of default_table_count tables.
@@ -87,15 +103,22 @@ def default_table_count(n: int) -> int:
 
 
 def planned_tables(
-    entrant_count: int, *, tables: int | None = None, max_tables: int = DEFAULT_MAX_TABLES
+    entrant_count: int,
+    *,
+    tables: int | None = None,
+    max_tables: int = DEFAULT_MAX_TABLES,
+    groups: Sequence[int] | None = None,
 ) -> int:
-    """How many tables :func:`schedule` makes for this many entrants."""
+    """How many tables :func:`schedule` makes for this many entrants. Whether the round robin
+    is affordable does not depend on the owners (``groups``, see ``balance``); its size
+    does: only 4-subsets of four owners are played."""
     if tables is not None:
         return tables
     if entrant_count < SEATS:
         return SEATS
-    every = comb(entrant_count, SEATS)
-    return every if every <= max_tables else min(max_tables, default_table_count(entrant_count))
+    if comb(entrant_count, SEATS) <= max_tables:
+        return subset_count(entrant_count, groups)
+    return min(max_tables, default_table_count(entrant_count))
 
 
 def schedule(
@@ -105,6 +128,7 @@ def schedule(
     tables: int | None = None,
     max_tables: int = DEFAULT_MAX_TABLES,
     house_bots: Sequence[str] = DEFAULT_HOUSE_BOTS,
+    owners: Owners | None = None,
 ) -> list[Table]:
     """The tables of a round robin over ``entrants`` (bot ids), deterministic from ``seed``.
 
@@ -112,36 +136,54 @@ def schedule(
     them, else ``min(max_tables, default_table_count(n))`` balanced tables; fewer than 4
     entrants get 4 tables with house bots filling the empty seats, rotating so that each
     entrant has each seat once. An explicit ``tables`` is always honoured (``max_tables``
-    only bounds the automatic choice). Entrant order does not matter.
+    only bounds the automatic choice). Entrant order does not matter. Two entrants of one
+    owner (``owners``) never share a table; ValueError when no table could seat them apart.
     """
     names = _check_entrants(entrants)
+    owners = owners or {}
     if max_tables < 1:
         raise ValueError(f"max_tables must be at least 1, not {max_tables}")
-    count = planned_tables(len(names), tables=tables, max_tables=max_tables)
+    problem = seating_problem(names, owners, {})
+    if problem:
+        raise ValueError(problem)
+    groups = group_ids(names, owners)
+    count = planned_tables(len(names), tables=tables, max_tables=max_tables, groups=groups)
     if count < 1:
         raise ValueError(f"a tournament needs at least one table, not {count}")
     rng = Rng(_digest("schedule", seed, count))
     if len(names) < SEATS:
         seatings = _house_seatings(names, _check_house(house_bots, names), count, rng)
     else:
-        seatings = _balanced_seatings(names, count, rng)
+        seatings = _balanced_seatings(names, groups, count, rng)
     return [Table(index=i, seats=seats) for i, seats in enumerate(seatings)]
 
 
-def _balanced_seatings(names: list[str], count: int, rng: Rng) -> list[Seats]:
+def _balanced_seatings(names: list[str], groups: list[int], count: int, rng: Rng) -> list[Seats]:
     """Seat orders for ``count`` tables over 4 or more entrants, ordered so that every bot's
     share of its tables played grows evenly.
 
-    Which index sets form tables depends only on (n, count), so pair balance is a property
-    of the request, never of a lucky or unlucky seed; the seed decides who plays as which
-    index, the seats and the order.
+    Which index sets form tables depends only on (n, count) and the owners' group sizes, so
+    pair balance is a property of the request, never of a lucky or unlucky seed; the seed
+    decides who plays as which index (within what the owners allow), the seats and the order.
     """
     n = len(names)
-    chosen = choose_tables(n, count, Rng(_digest("design", n, count)))
-    who = rng.shuffled(range(n))  # the entrant playing as index b in the design
+    who = _who(groups, rng)  # the entrant playing as index b in the design
+    design_groups = [groups[e] for e in who] if len(set(groups)) < n else None
+    chosen = choose_tables(n, count, Rng(_digest("design", n, count)), design_groups)
     seated = assign_seats(chosen, n, rng)
     order = spread_order(chosen, n, rng)
     return [_seats([names[who[b]] for b in seated[t]]) for t in order]
+
+
+def _who(groups: list[int], rng: Rng) -> list[int]:
+    """The entrants in a seeded order, an owner's bots together and larger owners first, so
+    that the design's groups (index ranges) depend only on the owners' sizes."""
+    shuffled = rng.shuffled(range(len(groups)))
+    size = Counter(groups)
+    first: dict[int, int] = {}
+    for position, e in enumerate(shuffled):
+        first.setdefault(groups[e], position)
+    return sorted(shuffled, key=lambda e: (-size[groups[e]], first[groups[e]]))
 
 
 def _house_seatings(names: list[str], house: list[str], count: int, rng: Rng) -> list[Seats]:

@@ -1,20 +1,17 @@
-"""The match list (filters, paging) and the match page (final table, faults, replay).
+"""The match list (filters, paging) and the match page (final table, faults, live state).
 
-A match's full replay record is handed out once the match is done; while it runs, only its
-live record: the deals finished so far (every card of those has been played), nothing of
-the deal being played and no seed.
+Its record (replay or progress) is another read model: ``arena.views.records``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
-from arena.bots.player import LOG_LINE, public_reason
+from arena.bots.player import public_reason
 from arena.store import (
     BotVersion,
     GameScore,
@@ -22,8 +19,6 @@ from arena.store import (
     MatchFault,
     get_match,
     live_record_state,
-    load_live_record_json,
-    load_replay_json,
 )
 from arena.store.models import MATCH_STATUSES
 
@@ -205,32 +200,3 @@ def match_detail(s: Session, match_id: int) -> MatchDetail:
         for f in s.scalars(query)
     ]
     return MatchDetail(row, faults, live)
-
-
-def public_record(s: Session, match_id: int, live: bool = False) -> dict[str, Any] | None:
-    """The full replay of a finished match (with ``live``, a running match's record of its
-    finished deals); None when there is none to show."""
-    text = public_record_json(s, match_id, live)
-    return None if text is None else json.loads(text)
-
-
-def public_record_json(s: Session, match_id: int, live: bool = False) -> str | None:
-    """The same as JSON text. A running match's live record (``partial``: true) is None
-    until its first deal ends; a pending or failed match has none."""
-    match = get_match(s, match_id)
-    if match.status == "done":
-        return _without_log_lines(load_replay_json(s, match_id))
-    if live and match.status == "running":
-        return _without_log_lines(load_live_record_json(s, match_id))
-    return None
-
-
-def _without_log_lines(text: str | None) -> str | None:
-    """The record with its faults' reasons made public (``public_reason``); parsed only
-    when a reason quotes a log line."""
-    if text is None or LOG_LINE not in text:
-        return text
-    record = json.loads(text)
-    for fault in record.get("faults", []):
-        fault["reason"] = public_reason(fault.get("reason", ""))
-    return json.dumps(record)

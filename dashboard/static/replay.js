@@ -1,7 +1,7 @@
-// Replay viewer: steps through a match record card by card. A running match's record holds
-// its finished deals only ("partial") and grows: a "record" event on the viewer hands in a
-// newer one, and the viewer stays where it was. Every bot-supplied string goes through
-// textContent, never innerHTML.
+// Replay viewer: steps through a match record card by card. It only ever gets a whole record
+// (every rotation of every deal played): a running match's page starts it empty and hands the
+// record in with a "record" event once the match is done. Every bot-supplied string goes
+// through textContent, never innerHTML.
 (function () {
   "use strict";
   let record = JSON.parse(document.getElementById("record").textContent);
@@ -101,13 +101,13 @@
     fault.hidden = !found.length;
     fault.textContent = found.map((f) => `⚠ ${f.kind}: ${f.reason} (after ${last.entry.ms} ms)`).join(" · ");
     const exp = $("#export");
-    exp.hidden = record.partial || !(last && last.entry.id !== undefined);  // needs the seed
+    exp.hidden = !(last && last.entry.id !== undefined);
     if (!exp.hidden) exp.href = `${viewer.dataset.base}/decisions/${state.g}/${last.entry.id}.json`;
   }
 
   function render() {
     if (!ready()) {
-      $("#step").textContent = "No deal has finished yet: the first one shows here when it ends.";
+      $("#step").textContent = "The replay shows here once the match is done.";
       return;
     }
     const dl = deal();
@@ -176,7 +176,7 @@
     record = next;
     if (!ready()) return render();
     const g = record.games[state.g];
-    if (!g || state.d >= g.deals.length) Object.assign(state, { g: 0, d: 0, k: 0 });  // a retry has fewer deals
+    if (!g || state.d >= g.deals.length) Object.assign(state, { g: 0, d: 0, k: 0 });
     $("#game").replaceChildren(...record.games.map((_, i) => new Option(`game ${i + 1}`, i)));
     faultList();
     render();

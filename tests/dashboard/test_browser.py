@@ -186,34 +186,35 @@ def watch_progress(page, url: str) -> None:
 
 
 def watch_a_running_match(page, base: str, db: Database, runtime: Runtime) -> None:
-    """A match played by the match job: its page shows the finished deal and gains the
-    next one without a reload, then turns into the finished match's page."""
+    """A match played by the match job: its page shows the points of the finished deal and
+    no card, gains the next deal's points without a reload, then turns into the finished
+    match's page with its replay."""
     with db.session(read_only=True) as s:
         match_id = pending_matches(s, live_tournament(db))[0].id
     pause = PauseAfter(deals=1, decisions=2)  # entrant 0, early in the 2nd deal
     status: list[str] = []
     job = threading.Thread(target=lambda: status.append(run_match(db, runtime, match_id, "b")))
+    rows = "document.querySelectorAll('#deal-scores tbody tr').length"
     with first_player_paused(pause):
         job.start()
         try:
             assert pause.paused.wait(30)
             page.goto(f"{base}/matches/{match_id}")
             page.evaluate("window.loadedOnce = true")
-            assert page.locator("#deal option").count() == 1
             assert page.locator("#match-status").inner_text() == "running"
-            for _ in range(8):
-                page.keyboard.press("ArrowRight")
-            assert "step 8/56" in page.locator("#step").inner_text()
-            assert page.locator("#export").is_hidden()  # decisions only once it is done
+            assert page.locator("#viewer").is_hidden()
+            assert page.evaluate(rows) == 2  # deal 1 and the total so far
+            assert page.locator(".card").count() == 0
             pause.release(then_after=2)
-            page.wait_for_function("document.querySelectorAll('#deal option').length === 2")
-            assert "step 8/56" in page.locator("#step").inner_text()  # the viewer stayed
+            page.wait_for_function(f"{rows} === 3")  # game 1's deal 2 has ended
+            assert page.locator(".card").count() == 0
         finally:
             pause.release()
             job.join(60)
     assert status == ["done"]
     page.wait_for_function("document.getElementById('match-status').textContent === 'done'")
     page.wait_for_function("document.querySelectorAll('#game option').length === 2")
+    assert page.locator("#viewer").is_visible() and page.locator("#deal-scores").is_hidden()
     assert page.locator("#live-note").is_hidden()
     assert page.evaluate("window.loadedOnce") is True
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import os
 import time
+from itertools import combinations
+from math import comb
 
 import pytest
 from sqlalchemy import select
 
 from arena.bots.sandbox import SandboxPolicy
-from arena.store import Match, Tournament, progress
+from arena.store import BotVersion, Match, Tournament, add_bot_version, create_user, progress
 from arena.store.models import TournamentRun
 from arena.tournaments.background import is_active
-from tests.dashboard.users import log_in, make_user, post_form
+from tests.dashboard.users import PASSWORD, log_in, make_user, post_form
 from tests.support import need_sandbox
 
 ENTRANTS = ["alpha@1", "beta@1", "gamma@1", "house:heuristic"]
@@ -135,3 +137,68 @@ def test_the_form_offers_the_rating_model_and_extra_matches(client, db):
         assert answer.status_code == 400, fields
         assert message in answer.get_data(as_text=True), fields
     assert len(_tournaments(db)) == len(before) + 2  # a refused form stores nothing
+
+
+def _owned_bots(db, site) -> dict[str, str]:
+    """Real users' bots (stored valid, as a passed validation leaves them): ann and bob two
+    each, carol one, and two versions of dave, a bot without an owner. Ref -> owner."""
+    owners = {}
+    with db.session() as s:
+        users = {name: create_user(s, name, PASSWORD) for name in ("ann", "bob", "carol")}
+        for name, user, version in [
+            ("ann-a", "ann", "1"),
+            ("ann-b", "ann", "1"),
+            ("bob-a", "bob", "1"),
+            ("bob-b", "bob", "1"),
+            ("carol-a", "carol", "1"),
+            ("dave", None, "1"),
+            ("dave", None, "2"),
+        ]:
+            manifest = {"name": name, "version": version, "command": ["python3", "bot.py"]}
+            archive = f"{name}@{version}".encode()
+            owner = users.get(user)
+            add_bot_version(s, site.runtime.blobs, archive, manifest, "valid", owner=owner)
+            owners[f"{name}@{version}"] = user or "dave"
+    return owners
+
+
+def _stored_tables(db, tournament_id: int) -> list[list[str]]:
+    with db.session(read_only=True) as s:
+        refs = {v.id: v.ref for v in s.scalars(select(BotVersion))}
+        seats = s.scalars(select(Match.seats).where(Match.tournament_id == tournament_id))
+        return [[refs[v] for v in row] for row in seats]
+
+
+def test_the_form_seats_no_two_bots_of_one_owner_unless_allowed(client, db, site):
+    """End to end: bots of users of the accounts store, a tournament made from the organiser
+    form, and the matches as stored."""
+    owners = _owned_bots(db, site)
+    make_user(db, "root", admin=True)
+    log_in(client, "root")
+    assert 'name="allow_same_owner"' in client.get("/tournaments/new").get_data(as_text=True)
+    entrants = [*owners, "house:heuristic"]  # 8 bots: ann 2, bob 2, dave 2, carol, house
+
+    def owner(ref: str) -> str:
+        return owners.get(ref, ref)
+
+    kept = _stored_tables(db, _create(client, bots=entrants, name="fair cup"))
+    assert kept and all(len({owner(b) for b in table}) == 4 for table in kept)
+    stored = [*owners, "house-heuristic"]  # a house bot's ref is its name
+    legal = [c for c in combinations(stored, 4) if len({owner(b) for b in c}) == 4]
+    assert sorted(map(sorted, kept)) == sorted(map(sorted, legal))  # every legal table once
+
+    allowed = _create(client, bots=entrants, name="open cup", allow_same_owner="on")
+    together = _stored_tables(db, allowed)
+    assert len(together) == comb(8, 4)
+    assert any(len({owner(b) for b in table}) < 4 for table in together)
+    with db.session(read_only=True) as s:
+        assert s.get(Tournament, allowed).allow_same_owner
+        assert not s.get(Tournament, allowed - 1).allow_same_owner
+
+    before = _tournaments(db)
+    data = {"bots": ["ann-a@1", "ann-b@1", "bob-a@1", "bob-b@1"], "name": "refused"}
+    answer = post_form(client, "/tournaments/new", data, page="/tournaments/new")
+    assert answer.status_code == 400
+    text = answer.get_data(as_text=True)
+    assert "every table would seat two bots of one owner: user bob entered bob-a@1, bob-b@1" in text
+    assert "Traceback" not in text and _tournaments(db) == before

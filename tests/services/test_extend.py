@@ -9,7 +9,17 @@ from sqlalchemy import select
 
 from arena.game import PAGAT
 from arena.ratings import fit
-from arena.store import Bot, Database, StoreError, Tournament, game_rows, latest_rating_snapshot
+from arena.store import (
+    Bot,
+    BotVersion,
+    Database,
+    StoreError,
+    Tournament,
+    add_bot_version,
+    create_user,
+    game_rows,
+    latest_rating_snapshot,
+)
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import ADAPTIVE_ROUND, extend_tournament
@@ -115,3 +125,27 @@ def test_bad_extensions_are_refused_and_write_nothing(db, store_runtime):
         create(db, store_runtime, rating_model="vibes")
     assert len(matches(db, tid)) == count
     assert len(extend_tournament(db, tid, 2)) == 2  # before any result: all equally unsure
+
+
+def test_extra_matches_seat_no_two_bots_of_one_owner_unless_allowed(db, store_runtime):
+    """ann owns three of six bots: every table, scheduled or extra, holds one of them."""
+    with db.session() as s:
+        ann = create_user(s, "ann", "correct horse battery")
+        for name in ("ann-a", "ann-b", "ann-c", "bo", "cy", "di"):
+            manifest = {"name": name, "version": "1", "command": ["python3", "bot.py"]}
+            owner = ann if name.startswith("ann") else None
+            add_bot_version(s, store_runtime.blobs, name.encode(), manifest, "valid", owner=owner)
+    refs = ["ann-a", "ann-b", "ann-c", "bo", "cy", "di"]
+    rules = PAGAT.with_(deals_per_game=1)
+
+    def ann_bots_per_table(allow: bool) -> list[int]:
+        tid = new_tournament(db, store_runtime, refs, rules=rules, allow_same_owner=allow).id
+        extend_tournament(db, tid, 8)
+        with db.session(read_only=True) as s:
+            query = select(BotVersion.id).join(Bot).where(Bot.owner_id == ann.id)
+            ids = set(s.scalars(query))
+        return [len(ids & set(m.seats)) for m in matches(db, tid)]
+
+    assert ann_bots_per_table(False) == [1] * (3 + 8)  # the 3 legal 4-subsets, 8 extra
+    together = ann_bots_per_table(True)
+    assert len(together) == 15 + 8 and max(together) == 3  # e.g. ann-a, ann-b, ann-c first
