@@ -1,0 +1,238 @@
+"""The fair-play audit: statistics that make the cheating no sandbox can rule out visible.
+
+Two covert advantages are measured from stored game results (docs/audit.md has the why):
+
+Rotation advantage (a bot that remembers the hands of a duplicate set's first game).  In a
+match the same deals are replayed G times with the bots rotated a seat each game, so seat
+``s`` holds the same hands in every game.  A bot's *duplicate score* in game g is its points
+per deal minus the mean points per deal of the other bots that held the same seat (same
+hands, same position) in the other games: card luck and seat position cancel, skill and
+whatever the bot knows remain.  Its rotation advantage in a match is the mean duplicate
+score of the later games minus that of the first game: 0 in expectation for an honest bot
+(nothing sets its first game apart), positive for one that plays the later rotations with
+the hands it saw.  Matches are the independent units (fresh seeds): the estimate is the
+mean over the bot's matches, its p-value the one-sided Student t test of mean > 0.
+
+Pair advantage (two bots sharing their hands while seated together).  Duplicate scoring
+cannot see it (the pair gains in every rotation), so it compares the pair's results with
+and without each other, adjusted for skill and company: the margin model's bot effects
+(:mod:`arena.ratings.margin`) are fitted on every game, and a bot's *residual* in a match
+is its mean per-deal margin against the table minus what the effects predict.  The pair
+advantage is the mean of the pair's summed residuals in the matches where both sat,
+minus each bot's mean residual in its matches without the other; raw margins would be
+biased (two strong bots lose points to each other when together).  Its p-value is
+one-sided, Student t with Welch–Satterthwaite degrees of freedom.
+
+Threshold.  One audit runs many tests; each is flagged when its p-value is at most
+``FAMILY_ALPHA / m`` (Bonferroni over the m tests with enough data), so the chance that an
+honest field shows any flag is at most 1 %, whatever the number of bots and pairs.
+A flag is evidence to look into, not proof.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from arena.ratings.games import Z95, sorted_unique, tables
+from arena.ratings.margin import residuals
+
+FAMILY_ALPHA = 0.01  # chance that an honest field shows any flag
+MIN_MATCHES = 8  # a bot's matches before its rotation test (t needs a few degrees of freedom)
+MIN_PAIR_MATCHES = 5  # matches together, and each bot's apart, before a pair test
+
+
+@dataclass(frozen=True)
+class Seating:
+    """One bot in one game of a match: its seat and points (in points, not tenths)."""
+
+    match: Hashable
+    game: int
+    bot: Hashable
+    seat: int
+    points: float
+    deals: int
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One test: ``bots`` is one bot (rotation) or two (pair). ``estimate`` and ``se`` are
+    in points per deal; ``p`` is None when there are too few matches (``matches``: the
+    bot's, or the pair's together; ``apart``: each bot's without the other)."""
+
+    kind: str  # "rotation" or "pair"
+    bots: tuple[Hashable, ...]
+    matches: int
+    apart: tuple[int, ...]
+    estimate: float
+    se: float
+    p: float | None
+    flagged: bool = False
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """The 95 % normal interval of the estimate."""
+        return self.estimate - Z95 * self.se, self.estimate + Z95 * self.se
+
+
+@dataclass(frozen=True)
+class Audit:
+    rotation: list[Finding]
+    pairs: list[Finding]
+    tests: int  # findings with a p-value: the m of the threshold
+    threshold: float  # flag at p <= threshold (FAMILY_ALPHA / tests)
+
+
+def audit(seatings: Iterable[Seating], pairs: Iterable[tuple[Hashable, Hashable]]) -> Audit:
+    """Every bot's rotation test and the listed pairs' tests, flagged at one threshold."""
+    rows = list(seatings)
+    rotation = [_rotation(bot, d) for bot, d in sorted(rotation_differences(rows).items())]
+    pairs = list(pairs)
+    residual = match_residuals(rows) if pairs else {}
+    tested = [_pair(a, b, residual.get(a, {}), residual.get(b, {})) for a, b in pairs]
+    m = sum(f.p is not None for f in rotation + tested)
+    threshold = FAMILY_ALPHA / max(m, 1)
+
+    def flag(found: list[Finding]) -> list[Finding]:
+        return [_flagged(f, threshold) for f in found]
+
+    return Audit(flag(rotation), flag(tested), m, threshold)
+
+
+def _flagged(f: Finding, threshold: float) -> Finding:
+    flagged = f.p is not None and f.p <= threshold
+    return Finding(f.kind, f.bots, f.matches, f.apart, f.estimate, f.se, f.p, flagged)
+
+
+def rotation_differences(rows: Sequence[Seating]) -> dict[Hashable, list[float]]:
+    """Per bot, its rotation advantage in each match of two games or more (points per
+    deal): mean duplicate score of the later games minus that of the first."""
+    by_match: dict[Hashable, list[Seating]] = defaultdict(list)
+    for row in rows:
+        by_match[row.match].append(row)
+    out: dict[Hashable, list[float]] = defaultdict(list)
+    for match_rows in by_match.values():
+        for bot, difference in _match_rotation(match_rows).items():
+            out[bot].append(difference)
+    return dict(out)
+
+
+def _match_rotation(rows: list[Seating]) -> dict[Hashable, float]:
+    per_deal = {(r.game, r.seat): r.points / max(r.deals, 1) for r in rows}
+    games = sorted({r.game for r in rows})
+    if len(games) < 2:
+        return {}
+    scores: dict[Hashable, dict[int, float]] = defaultdict(dict)
+    for r in rows:
+        same_hands = [per_deal[g, r.seat] for g in games if g != r.game and (g, r.seat) in per_deal]
+        if same_hands:
+            scores[r.bot][r.game] = per_deal[r.game, r.seat] - sum(same_hands) / len(same_hands)
+    first = games[0]
+    out = {}
+    for bot, by_game in scores.items():
+        later = [v for g, v in by_game.items() if g != first]
+        if first in by_game and later:
+            out[bot] = sum(later) / len(later) - by_game[first]
+    return out
+
+
+def match_residuals(rows: Sequence[Seating]) -> dict[Hashable, dict[Hashable, float]]:
+    """Per bot and match, its mean per-deal margin against the table minus what the margin
+    model's bot effects (fitted on all ``rows``) predict for that company."""
+    games: dict[tuple[Hashable, int], dict[Hashable, float]] = defaultdict(dict)
+    for r in rows:
+        games[r.match, r.game][r.bot] = r.points / max(r.deals, 1)
+    keys = list(games)
+    t = tables([games[k] for k in keys], [match for match, _ in keys])
+    used, resid = residuals(t)
+    names = sorted_unique(match for match, _ in keys)  # as ``tables`` numbers the groups
+    total: dict[tuple[int, int], list[float]] = defaultdict(list)
+    for row, col in zip(*np.nonzero(used), strict=True):
+        total[int(t.group[row]), int(t.bot[row, col])].append(float(resid[row, col]))
+    out: dict[Hashable, dict[Hashable, float]] = defaultdict(dict)
+    for (group, bot), values in total.items():
+        out[t.bots[bot]][names[group]] = sum(values) / len(values)
+    return dict(out)
+
+
+def _rotation(bot: Hashable, differences: list[float]) -> Finding:
+    mean, se, p = _one_sample(differences, MIN_MATCHES)
+    return Finding("rotation", (bot,), len(differences), (), mean, se, p)
+
+
+def _pair(a: Hashable, b: Hashable, ra: dict, rb: dict) -> Finding:
+    together = [ra[m] + rb[m] for m in ra.keys() & rb.keys()]
+    apart_a = [v for m, v in ra.items() if m not in rb]
+    apart_b = [v for m, v in rb.items() if m not in ra]
+    samples = (together, apart_a, apart_b)
+    apart = (len(apart_a), len(apart_b))
+    means = [float(np.mean(x)) if x else math.nan for x in samples]
+    estimate = means[0] - means[1] - means[2]
+    if min(len(x) for x in samples) < MIN_PAIR_MATCHES:
+        return Finding("pair", (a, b), len(together), apart, estimate, math.nan, None)
+    parts = [float(np.var(x, ddof=1)) / len(x) for x in samples]
+    se = math.sqrt(sum(parts))
+    df = sum(parts) ** 2 / sum(v**2 / (len(x) - 1) for v, x in zip(parts, samples, strict=True))
+    return Finding("pair", (a, b), len(together), apart, estimate, se, _upper_p(estimate, se, df))
+
+
+def _one_sample(values: list[float], minimum: int) -> tuple[float, float, float | None]:
+    """Mean, its standard error, and the one-sided t p-value of mean > 0 (None: too few)."""
+    n = len(values)
+    mean = float(np.mean(values)) if values else math.nan
+    if n < max(minimum, 2):
+        return mean, math.nan, None
+    se = float(np.std(values, ddof=1)) / math.sqrt(n)
+    return mean, se, _upper_p(mean, se, n - 1)
+
+
+def _upper_p(estimate: float, se: float, df: float) -> float:
+    """P(T ≥ estimate / se) for Student t with ``df`` degrees of freedom."""
+    if not se > 0:  # every value equal: no spread to test against
+        return 0.0 if estimate > 0 else 1.0
+    return t_upper_tail(estimate / se, df)
+
+
+def t_upper_tail(t: float, df: float) -> float:
+    """P(T ≥ t), T Student with ``df`` (real, > 0) degrees of freedom."""
+    tail = 0.5 * _betainc(df / 2, 0.5, df / (df + t * t))
+    return tail if t >= 0 else 1.0 - tail
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta I_x(a, b) (continued fraction, Numerical Recipes)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(log_front) * _beta_fraction(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, 1.0 - x) / b
+
+
+def _beta_fraction(a: float, b: float, x: float) -> float:
+    """Lentz's evaluation of the incomplete beta's continued fraction."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        for num in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h

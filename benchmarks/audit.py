@@ -1,0 +1,290 @@
+"""The fair-play audit's power and false-flag rate, by simulation through the real referee.
+
+Every match is played by ``arena.referee.play_match`` with in-process house bots (4 games
+of 5 deals, pagat); the audit is ``arena.ratings.audit`` on the games as the store keeps
+them (one row per bot per game: seat and points).
+
+(a) Memory cheat.  A master (the house search bot, fixed sample count) that remembers every
+card of game 1 (from the tricks it is told about, as any bot could) and so knows every hand
+of the deals in games 2-4, which its search then uses instead of sampled deals. Three
+heuristics fill the table.
+(b) Colluding pair.  Two such masters that tell each other their hands whenever both sit at
+the table (a shared object stands for the covert channel); apart they play honestly. Six
+bots (the pair and four heuristics of different noise) play every 4-subset in turn, so
+the pair sits together in 6 of 15 matches.
+(c) Honest field.  Six bots (heuristics with noise 0, 0.1, 0.2, 0.3, honest masters in the
+pair's seats) over the same schedule; the audit tests every bot and, as ``--all-pairs``,
+every pair: 6 + 15 = 21 tests per audit.
+
+Figures.  Matches are simulated once into a pool (``--pool`` per scenario); "flagged
+after how many matches" resamples orderings of the pool and runs the audit after every
+match (for (a) the cheat's rotation test in a field of 6 tested bots, m = 6; for (b) the
+pair's test in its field, m = 6 bots + 1 same-owner pair): the median and 90th percentile
+of the first match at which it is flagged. For (c), each seed draws a whole tournament
+(``--honest-matches`` matches, the schedule's rounds) with replacement from the honest
+pool, each match with its 4 bots relabelled at random among the seats of the schedule
+(the honest bots' roles are exchangeable only within a kind, so relabelling keeps kinds),
+and counts the seeds whose audit flags anything.
+
+Run: python benchmarks/audit.py [--pool 150] [--seeds 2000] [--jobs 2] [--samples 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from itertools import combinations
+
+import numpy as np
+
+from arena.bots.house import HeuristicBot
+from arena.bots.house.master import MasterBot
+from arena.bots.house.master.cache import warm
+from arena.bots.house.master.inference import Inference
+from arena.bots.inprocess import InProcessPlayer
+from arena.bots.player import Event, Request, TrickEnd
+from arena.game import CALLING, PAGAT, Observation, derive_seed
+from arena.game.cards import FULL_DECK, mask_of
+from arena.ratings.audit import FAMILY_ALPHA, Seating, audit, rotation_differences
+from arena.referee import MatchSpec, play_match
+
+RULES = PAGAT.with_(deals_per_game=5)
+GAMES = 4
+NOISES = (0.0, 0.1, 0.2, 0.3)
+Target = Callable[[list[Seating]], float | None]
+SCHEDULE = list(combinations(range(6), 4))  # bots 0 and 1 are the pair; 15 tables a round
+
+
+class KnowingMaster(MasterBot):
+    """The master whose sampled deals keep the hands of the seats in ``known`` (seat →
+    the cards it holds now) as they are: the true hands stand in for a guess."""
+
+    known: dict[int, int]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.known = {}
+
+    def _reader(self, obs: Observation, know: Inference):
+        if not self.known:
+            return super()._reader(obs, know)
+        taken = 0
+        for hand in self.known.values():
+            taken |= hand
+        excluded = tuple(
+            FULL_DECK & ~self.known[s] if s in self.known else e | taken
+            for s, e in enumerate(know.excluded)
+        )
+        return super()._reader(obs, dataclasses.replace(know, excluded=excluded))
+
+
+class Cheat(InProcessPlayer):
+    """A knowing master that learns hands through ``learn`` and is told them in ``tell``."""
+
+    def __init__(self, name: str, seed: int, samples: int) -> None:
+        super().__init__(KnowingMaster(seed=seed, samples=samples), name)
+        self.deal = 0
+
+    def decide(self, request: Request, timeout_s: float):
+        obs = request.observation
+        self.deal = obs.deal
+        played = 0
+        for trick in (*obs.tricks, obs.current):
+            played |= mask_of(trick.cards)
+        dealt = self.tell(request.game, obs)
+        self.strategy.known = {s: hand & ~played for s, hand in dealt.items() if s != obs.seat}
+        return super().decide(request, timeout_s)
+
+    def tell(self, game: int, obs: Observation) -> dict[int, int]:
+        return {}
+
+
+class MemoryCheat(Cheat):
+    """Remembers who played which card in each deal of the first game: from the second
+    game on, the same deals are dealt to the same seats, so it knows every hand."""
+
+    def __init__(self, name: str, seed: int, samples: int) -> None:
+        super().__init__(name, seed, samples)
+        self.game = 0
+        self.memory: dict[int, list[int]] = {}
+
+    def decide(self, request: Request, timeout_s: float):
+        self.game = request.game
+        return super().decide(request, timeout_s)
+
+    def notify(self, event: Event) -> None:
+        if isinstance(event, TrickEnd) and self.game == 0:
+            hands = self.memory.setdefault(self.deal, [0, 0, 0, 0])
+            for i, card in enumerate(event.trick.cards):
+                hands[event.trick.seat_of(i)] |= 1 << card
+        super().notify(event)
+
+    def tell(self, game: int, obs: Observation) -> dict[int, int]:
+        hands = self.memory.get(obs.deal) if game > 0 else None
+        return dict(enumerate(hands)) if hands else {}
+
+
+class Colluder(Cheat):
+    """Posts its dealt hand on ``board`` (the covert channel) and reads its partner's."""
+
+    def __init__(self, name: str, seed: int, samples: int, board: dict) -> None:
+        super().__init__(name, seed, samples)
+        self.board = board
+
+    def tell(self, game: int, obs: Observation) -> dict[int, int]:
+        key = (game, obs.deal)
+        if obs.phase == CALLING:
+            self.board.setdefault(key, {})[obs.seat] = mask_of(obs.hand)
+        return {s: h for s, h in self.board.get(key, {}).items() if s != obs.seat}
+
+
+def seatings(result, match: int, bots: list[int]) -> list[Seating]:
+    """The match's games as the store keeps them: one row per bot per game."""
+    return [
+        Seating(match, g.index, bots[e], g.seats.index(e), g.points[e] / 10, g.deals)
+        for g in result.games
+        for e in range(4)
+    ]
+
+
+def play(job: tuple[str, int, int]) -> list[Seating]:
+    """One match of a scenario, its rows labelled by the scenario's bot numbers."""
+    scenario, number, samples = job
+    seed = derive_seed("audit-benchmark", scenario, number)
+    rng = random.Random(seed)
+    bots = [0, 2, 3, 4] if scenario == "memory" else list(SCHEDULE[number % len(SCHEDULE)])
+    rng.shuffle(bots)  # seats balanced over matches, as a scheduler does
+    board: dict = {}
+
+    def player(bot: int, k: int):
+        name = f"bot{bot}"
+        if bot >= 2:
+            return InProcessPlayer(HeuristicBot(seed + k, noise=NOISES[bot - 2]), name)
+        if scenario == "memory":
+            return MemoryCheat(name, seed + k, samples)
+        if scenario == "pair":
+            return Colluder(name, seed + k, samples, board)
+        return Cheat(name, seed + k, samples)  # honest: it is never told anything
+
+    players = [player(b, k) for k, b in enumerate(bots)]
+    spec = MatchSpec(f"audit-{scenario}-{number}", RULES, seed, GAMES)
+    return seatings(play_match(spec, players), number, bots)
+
+
+def pool(scenario: str, size: int, samples: int, jobs: int) -> list[list[Seating]]:
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=jobs, initializer=warm) as ex:
+        matches = list(ex.map(play, [(scenario, n, samples) for n in range(size)]))
+    took = time.perf_counter() - start
+    print(f"  {scenario}: {size} matches in {took:.0f} s", flush=True)
+    return matches
+
+
+def first_flag(matches: list[list[Seating]], target: Target, tests: int, orders: int) -> list[int]:
+    """Over random orders of ``matches``: the first count of matches after which the
+    target's p-value is under the threshold of an audit of ``tests`` tests (len + 1: never)."""
+    threshold = FAMILY_ALPHA / tests
+    found = []
+    for k in range(orders):
+        order = random.Random(k).sample(matches, len(matches))
+        rows: list[Seating] = []
+        hit = len(order) + 1
+        for n, match in enumerate(order, 1):
+            rows.extend(match)
+            p = target(rows)
+            if p is not None and p <= threshold:
+                hit = n
+                break
+        found.append(hit)
+    return found
+
+
+def cheat_p(rows: list[Seating]) -> float | None:
+    """The memory cheat's rotation p-value."""
+    return next(f.p for f in audit(rows, []).rotation if f.bots == (0,))
+
+
+def pair_p(rows: list[Seating]) -> float | None:
+    """The colluding pair's p-value."""
+    return audit(rows, [(0, 1)]).pairs[0].p
+
+
+def honest_false_flags(matches: list[list[Seating]], per_seed: int, seeds: int) -> float:
+    """Share of resampled honest tournaments whose all-pairs audit flags anything. A drawn
+    match is replayed as if its first game were any of its games (a cyclic shift of the
+    game numbers: the same deals from another starting seat, as likely for honest bots),
+    and its two masters may swap labels (bots of one kind are exchangeable)."""
+    pairs = list(combinations(range(6), 2))
+    flagged = 0
+    for seed in range(seeds):
+        rng = random.Random(seed)
+        rows: list[Seating] = []
+        for n in range(per_seed):
+            match, shift = rng.choice(matches), rng.randrange(GAMES)
+            swap = {0: 1, 1: 0} if rng.random() < 0.5 else {}
+            rows.extend(
+                dataclasses.replace(
+                    r, match=n, game=(r.game - shift) % GAMES, bot=swap.get(r.bot, r.bot)
+                )
+                for r in match
+            )
+        found = audit(rows, pairs)
+        flagged += any(f.flagged for f in found.rotation + found.pairs)
+    return flagged / seeds
+
+
+def effect(matches: list[list[Seating]], bot: int) -> str:
+    d = rotation_differences([r for m in matches for r in m]).get(bot, [])
+    return f"{np.mean(d):+.2f} ± {np.std(d, ddof=1):.2f} (SD per match)" if len(d) > 1 else "?"
+
+
+def summary(hits: list[int], size: int) -> str:
+    never = sum(h > size for h in hits)
+    cut = sorted(hits)
+    p90 = cut[int(0.9 * (len(cut) - 1))]
+    tail = f"{p90}" if p90 <= size else f">{size}"
+    return f"median {statistics.median(hits):.0f}, 90th percentile {tail} ({never} never)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pool", type=int, default=150, help="matches per scenario")
+    parser.add_argument("--honest-matches", type=int, default=60, help="matches per seed (c)")
+    parser.add_argument("--seeds", type=int, default=2000, help="honest tournaments (c)")
+    parser.add_argument("--orders", type=int, default=100, help="orders of the pool (a, b)")
+    parser.add_argument("--samples", type=int, default=32, help="the masters' samples")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    print(f"pools: {GAMES} games x {RULES.deals_per_game} deals, masters at {args.samples} samples")
+    memory = pool("memory", args.pool, args.samples, args.jobs)
+    pair = pool("pair", args.pool, args.samples, args.jobs)
+    honest = pool("honest", args.pool, args.samples, args.jobs)
+    print(f"(a) memory cheat: rotation advantage {effect(memory, 0)} points/deal")
+    print(f"    honest master: rotation advantage {effect(honest, 0)} points/deal")
+    for tests in (4, 100):
+        hits = first_flag(memory, cheat_p, tests, args.orders)
+        print(f"    flagged (m = {tests} tests) after {summary(hits, args.pool)} matches")
+    pair_effect = audit([r for m in pair for r in m], [(0, 1)]).pairs[0]
+    honest_pair = audit([r for m in honest for r in m], [(0, 1)]).pairs[0]
+    print(
+        f"(b) colluding pair: pair advantage {pair_effect.estimate:+.2f} ± "
+        f"{pair_effect.se:.2f} (SE, whole pool); the same two masters honest: "
+        f"{honest_pair.estimate:+.2f} ± {honest_pair.se:.2f}"
+    )
+    for tests in (7, 100):
+        hits = first_flag(pair, pair_p, tests, args.orders)
+        print(f"    flagged (m = {tests} tests) after {summary(hits, args.pool)} matches")
+    rate = honest_false_flags(honest, args.honest_matches, args.seeds)
+    print(
+        f"(c) honest field, {args.honest_matches} matches, 6 bots + 15 pairs tested: "
+        f"{100 * rate:.2f}% of {args.seeds} audits flag anything (target <= 1%)"
+    )
+
+
+if __name__ == "__main__":
+    main()
