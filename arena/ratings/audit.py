@@ -44,6 +44,10 @@ from arena.ratings.margin import residuals
 FAMILY_ALPHA = 0.01  # chance that an honest field shows any flag
 MIN_MATCHES = 8  # a bot's matches before its rotation test (t needs a few degrees of freedom)
 MIN_PAIR_MATCHES = 5  # matches together, and each bot's apart, before a pair test
+NEEDS = (
+    f"a rotation test needs {MIN_MATCHES} finished matches of the bot, a pair test "
+    f"{MIN_PAIR_MATCHES} of the two together and {MIN_PAIR_MATCHES} of each without the other"
+)
 
 
 @dataclass(frozen=True)
