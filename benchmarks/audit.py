@@ -27,18 +27,21 @@ pool, each match with its 4 bots relabelled at random among the seats of the sch
 and counts the seeds whose audit flags anything.
 
 Run: python benchmarks/audit.py [--pool 150] [--seeds 2000] [--jobs 2] [--samples 32]
+       [--pools FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import pickle
 import random
 import statistics
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 
@@ -50,7 +53,7 @@ from arena.bots.inprocess import InProcessPlayer
 from arena.bots.player import Event, Request, TrickEnd
 from arena.game import CALLING, PAGAT, Observation, derive_seed
 from arena.game.cards import FULL_DECK, mask_of
-from arena.ratings.audit import FAMILY_ALPHA, Seating, audit, rotation_differences
+from arena.ratings.audit import FAMILY_ALPHA, Seating, audit, luck_share, rotation_contrasts
 from arena.referee import MatchSpec, play_match
 
 RULES = PAGAT.with_(deals_per_game=5)
@@ -176,6 +179,22 @@ def play(job: tuple[str, int, int]) -> list[Seating]:
     return seatings(play_match(spec, players), number, bots)
 
 
+def pools(args: argparse.Namespace) -> dict[str, list[list[Seating]]]:
+    """The three pools, from ``--pools FILE`` when it holds the same settings (the
+    simulation is deterministic, so this only saves its time), else simulated and saved."""
+    key = (args.pool, args.samples)
+    path = Path(args.pools) if args.pools else None
+    if path is not None and path.exists():
+        saved = pickle.loads(path.read_bytes())
+        if saved["key"] == key:
+            print(f"  pools read from {path}")
+            return saved["pools"]
+    made = {s: pool(s, args.pool, args.samples, args.jobs) for s in ("memory", "pair", "honest")}
+    if path is not None:
+        path.write_bytes(pickle.dumps({"key": key, "pools": made}))
+    return made
+
+
 def pool(scenario: str, size: int, samples: int, jobs: int) -> list[list[Seating]]:
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=jobs, initializer=warm) as ex:
@@ -185,23 +204,28 @@ def pool(scenario: str, size: int, samples: int, jobs: int) -> list[list[Seating
     return matches
 
 
-def first_flag(matches: list[list[Seating]], target: Target, tests: int, orders: int) -> list[int]:
-    """Over random orders of ``matches``: the first count of matches after which the
-    target's p-value is under the threshold of an audit of ``tests`` tests (len + 1: never)."""
-    threshold = FAMILY_ALPHA / tests
-    found = []
+def p_paths(matches: list[list[Seating]], target: Target, orders: int) -> list[list[float]]:
+    """Over random orders of ``matches``: the target's p-value after each match (1 while
+    it has too few)."""
+    paths = []
     for k in range(orders):
         order = random.Random(k).sample(matches, len(matches))
         rows: list[Seating] = []
-        hit = len(order) + 1
-        for n, match in enumerate(order, 1):
+        path = []
+        for match in order:
             rows.extend(match)
             p = target(rows)
-            if p is not None and p <= threshold:
-                hit = n
-                break
-        found.append(hit)
-    return found
+            path.append(1.0 if p is None else p)
+        paths.append(path)
+    return paths
+
+
+def first_flag(paths: list[list[float]], tests: int) -> list[int]:
+    """Per order, the first count of matches after which the p-value is under the
+    threshold of an audit of ``tests`` tests (len + 1: never)."""
+    threshold = FAMILY_ALPHA / tests
+    never = len(paths[0]) + 1 if paths else 1
+    return [next((n for n, p in enumerate(path, 1) if p <= threshold), never) for path in paths]
 
 
 def cheat_p(rows: list[Seating]) -> float | None:
@@ -239,8 +263,28 @@ def honest_false_flags(matches: list[list[Seating]], per_seed: int, seeds: int) 
 
 
 def effect(matches: list[list[Seating]], bot: int) -> str:
-    d = rotation_differences([r for m in matches for r in m]).get(bot, [])
-    return f"{np.mean(d):+.2f} ± {np.std(d, ddof=1):.2f} (SD per match)" if len(d) > 1 else "?"
+    """The bot's rotation advantage per match (mean, SD and their ratio, which sets the
+    matches a test needs) by the audit's estimator, by the plain duplicate comparison
+    (β = 1) and by raw margins (points a deal minus the table's mean, later games minus
+    the first)."""
+    contrasts = rotation_contrasts([r for m in matches for r in m])
+    beta = luck_share(contrasts)
+    own, same = np.array(contrasts[bot]).T
+    raw = [_raw_difference(m, bot) for m in matches if any(r.bot == bot for r in m)]
+    parts = [f"luck share β = {beta:.2f}"]
+    for label, d in (("audit", own - beta * same), ("duplicate", own - same), ("raw", raw)):
+        mean, sd = np.mean(d), np.std(d, ddof=1)
+        parts.append(f"{label} {mean:+.2f} SD {sd:.2f} (mean/SD {mean / sd:+.2f})")
+    return "; ".join(parts)
+
+
+def _raw_difference(match: list[Seating], bot: int) -> float:
+    margin = {}
+    for g in range(GAMES):
+        table = [r.points / r.deals for r in match if r.game == g]
+        mine = next(r.points / r.deals for r in match if r.game == g and r.bot == bot)
+        margin[g] = mine - sum(table) / len(table)
+    return sum(margin[g] for g in range(1, GAMES)) / (GAMES - 1) - margin[0]
 
 
 def summary(hits: list[int], size: int) -> str:
@@ -259,25 +303,27 @@ def main() -> None:
     parser.add_argument("--orders", type=int, default=100, help="orders of the pool (a, b)")
     parser.add_argument("--samples", type=int, default=32, help="the masters' samples")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--pools", help="keep the simulated matches in this file, reuse them")
     args = parser.parse_args()
     print(f"pools: {GAMES} games x {RULES.deals_per_game} deals, masters at {args.samples} samples")
-    memory = pool("memory", args.pool, args.samples, args.jobs)
-    pair = pool("pair", args.pool, args.samples, args.jobs)
-    honest = pool("honest", args.pool, args.samples, args.jobs)
-    print(f"(a) memory cheat: rotation advantage {effect(memory, 0)} points/deal")
-    print(f"    honest master: rotation advantage {effect(honest, 0)} points/deal")
+    made = pools(args)
+    memory, pair, honest = made["memory"], made["pair"], made["honest"]
+    print(f"(a) memory cheat's rotation advantage, points/deal: {effect(memory, 0)}")
+    print(f"    an honest master's: {effect(honest, 0)}")
+    paths = p_paths(memory, cheat_p, args.orders)
     for tests in (4, 100):
-        hits = first_flag(memory, cheat_p, tests, args.orders)
+        hits = first_flag(paths, tests)
         print(f"    flagged (m = {tests} tests) after {summary(hits, args.pool)} matches")
     pair_effect = audit([r for m in pair for r in m], [(0, 1)]).pairs[0]
     honest_pair = audit([r for m in honest for r in m], [(0, 1)]).pairs[0]
     print(
         f"(b) colluding pair: pair advantage {pair_effect.estimate:+.2f} ± "
-        f"{pair_effect.se:.2f} (SE, whole pool); the same two masters honest: "
-        f"{honest_pair.estimate:+.2f} ± {honest_pair.se:.2f}"
+        f"{pair_effect.se:.2f} (SE) over {pair_effect.matches} matches together; the same "
+        f"two masters honest: {honest_pair.estimate:+.2f} ± {honest_pair.se:.2f}"
     )
+    paths = p_paths(pair, pair_p, args.orders)
     for tests in (7, 100):
-        hits = first_flag(pair, pair_p, tests, args.orders)
+        hits = first_flag(paths, tests)
         print(f"    flagged (m = {tests} tests) after {summary(hits, args.pool)} matches")
     rate = honest_false_flags(honest, args.honest_matches, args.seeds)
     print(

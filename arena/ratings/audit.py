@@ -4,14 +4,17 @@ Two covert advantages are measured from stored game results (docs/audit.md has t
 
 Rotation advantage (a bot that remembers the hands of a duplicate set's first game).  In a
 match the same deals are replayed G times with the bots rotated a seat each game, so seat
-``s`` holds the same hands in every game.  A bot's *duplicate score* in game g is its points
-per deal minus the mean points per deal of the other bots that held the same seat (same
-hands, same position) in the other games: card luck and seat position cancel, skill and
-whatever the bot knows remain.  Its rotation advantage in a match is the mean duplicate
-score of the later games minus that of the first game: 0 in expectation for an honest bot
-(nothing sets its first game apart), positive for one that plays the later rotations with
-the hands it saw.  Matches are the independent units (fresh seeds): the estimate is the
-mean over the bot's matches, its p-value the one-sided Student t test of mean > 0.
+``s`` holds the same hands in every game.  A bot's *own contrast* in a match is its points
+per deal in the later games less in the first; 0 in expectation for an honest bot (nothing
+sets its first game apart), positive for one that plays the later rotations with the hands
+it saw.  Its card luck (its later seats' hands against its first seat's) is what the *same
+hands' contrast* measures: the same difference for the other bots' points with the hands
+it held in each game.  The rotation advantage in a match is own − β·same-hands, with β the
+least-squares slope of own on same-hands over every bot and match of the audit (in
+[0, 1]): β = 1 is the plain duplicate comparison, which removes all card luck but adds the
+other bots' noise; where the hands decide little (pagat, measured β ≈ 0.1) a smaller β
+keeps that noise out.  Matches are the independent units (fresh seeds): the estimate is
+the mean over the bot's matches, its p-value the one-sided Student t test of mean > 0.
 
 Pair advantage (two bots sharing their hands while seated together).  Duplicate scoring
 cannot see it (the pair gains in every rotation), so it compares the pair's results with
@@ -114,33 +117,55 @@ def _flagged(f: Finding, threshold: float) -> Finding:
 
 def rotation_differences(rows: Sequence[Seating]) -> dict[Hashable, list[float]]:
     """Per bot, its rotation advantage in each match of two games or more (points per
-    deal): mean duplicate score of the later games minus that of the first."""
+    deal): its own contrast less ``luck_share`` times the same hands' contrast."""
+    contrasts = rotation_contrasts(rows)
+    beta = luck_share(contrasts)
+    return {bot: [own - beta * par for own, par in c] for bot, c in contrasts.items()}
+
+
+def rotation_contrasts(rows: Sequence[Seating]) -> dict[Hashable, list[tuple[float, float]]]:
+    """Per bot and match: (its points a deal in the later games less in the first game,
+    the same for the other bots' points with the hands it held in those games)."""
     by_match: dict[Hashable, list[Seating]] = defaultdict(list)
     for row in rows:
         by_match[row.match].append(row)
-    out: dict[Hashable, list[float]] = defaultdict(list)
+    out: dict[Hashable, list[tuple[float, float]]] = defaultdict(list)
     for match_rows in by_match.values():
-        for bot, difference in _match_rotation(match_rows).items():
-            out[bot].append(difference)
+        for bot, contrast in _match_contrasts(match_rows).items():
+            out[bot].append(contrast)
     return dict(out)
 
 
-def _match_rotation(rows: list[Seating]) -> dict[Hashable, float]:
+def luck_share(contrasts: dict[Hashable, list[tuple[float, float]]]) -> float:
+    """How much of a bot's contrast the same hands' contrast predicts: the least-squares
+    slope over every bot and match, in [0, 1]; 1 (the plain duplicate comparison) when
+    there are too few to fit it."""
+    pairs = np.array([c for found in contrasts.values() for c in found]).reshape(-1, 2)
+    own, par = pairs[:, 0] - pairs[:, 0].mean(), pairs[:, 1] - pairs[:, 1].mean()
+    spread = float(par @ par)
+    if len(pairs) < MIN_MATCHES or not spread > 0:
+        return 1.0
+    return min(1.0, max(0.0, float(own @ par) / spread))
+
+
+def _match_contrasts(rows: list[Seating]) -> dict[Hashable, tuple[float, float]]:
     per_deal = {(r.game, r.seat): r.points / max(r.deals, 1) for r in rows}
     games = sorted({r.game for r in rows})
-    if len(games) < 2:
-        return {}
-    scores: dict[Hashable, dict[int, float]] = defaultdict(dict)
+    own: dict[Hashable, dict[int, tuple[float, float]]] = defaultdict(dict)
     for r in rows:
         same_hands = [per_deal[g, r.seat] for g in games if g != r.game and (g, r.seat) in per_deal]
         if same_hands:
-            scores[r.bot][r.game] = per_deal[r.game, r.seat] - sum(same_hands) / len(same_hands)
+            own[r.bot][r.game] = (per_deal[r.game, r.seat], sum(same_hands) / len(same_hands))
     first = games[0]
     out = {}
-    for bot, by_game in scores.items():
+    for bot, by_game in own.items():
         later = [v for g, v in by_game.items() if g != first]
         if first in by_game and later:
-            out[bot] = sum(later) / len(later) - by_game[first]
+            mine, theirs = zip(*later, strict=True)
+            out[bot] = (
+                sum(mine) / len(later) - by_game[first][0],
+                sum(theirs) / len(later) - by_game[first][1],
+            )
     return out
 
 

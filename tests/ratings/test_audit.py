@@ -7,7 +7,15 @@ from itertools import combinations
 
 import pytest
 
-from arena.ratings.audit import FAMILY_ALPHA, Seating, audit, rotation_differences, t_upper_tail
+from arena.ratings.audit import (
+    FAMILY_ALPHA,
+    Seating,
+    audit,
+    luck_share,
+    rotation_contrasts,
+    rotation_differences,
+    t_upper_tail,
+)
 
 
 @pytest.mark.parametrize(
@@ -40,18 +48,36 @@ SKILL = {"a": 1.0, "b": 0.0, "c": -0.5, "d": 2.0}
 
 
 def test_card_luck_and_skill_cancel_exactly() -> None:
-    rows = match(1, tuple("abcd"), lambda bot, g, seat: LUCK[seat] + SKILL[bot])
-    assert rotation_differences(rows) == {b: [pytest.approx(0.0)] for b in "abcd"}
+    """Where the hands decide the points, the duplicate comparison takes them out whole."""
+    rows = []
+    for n in range(10):
+        luck = [LUCK[(s + n) % 4] * (1 + n % 3) for s in range(4)]
+        rows += match(n, tuple("abcd"), lambda bot, g, seat, luck=luck: luck[seat] + SKILL[bot])
+    contrasts = rotation_contrasts(rows)
+    assert luck_share(contrasts) == pytest.approx(1.0)
+    assert {b: pytest.approx([0.0] * 10, abs=1e-9) for b in "abcd"} == rotation_differences(rows)
+    assert any(abs(own) > 1 for own, _ in contrasts["a"])  # there was luck to take out
+
+
+def test_the_luck_share_is_the_slope_of_own_on_same_hands() -> None:
+    same = [1.0, -1.0, 2.0, -2.0, 3.0, -3.0, 0.5, -0.5]
+    other = [1.0, 1.0, -1.0, -1.0, 1.0, 1.0, -1.0, -1.0]  # uncorrelated with ``same``
+    assert sum(x * y for x, y in zip(same, other, strict=True)) == sum(other) == 0
+    own = [0.25 * x + y for x, y in zip(same, other, strict=True)]
+    assert luck_share({"a": list(zip(own, same, strict=True))}) == pytest.approx(0.25)
+    assert luck_share({"a": [(1.0, 2.0)] * 3}) == 1.0  # too few to fit: plain duplicate
 
 
 def test_a_bot_better_in_later_rotations_shows_it_and_a_ninth_spills_to_its_opponents() -> None:
     def points(bot: str, g: int, seat: int) -> float:
         return LUCK[seat] + SKILL[bot] + (3.0 if bot == "a" and g > 0 else 0.0)
 
-    found = rotation_differences(match(1, tuple("abcd"), points))
-    assert found["a"] == [pytest.approx(3.0)]
-    # its opponents' duplicate par on their first game holds a's later gain
-    assert [found[b] for b in "bcd"] == [[pytest.approx(3.0 / 9)]] * 3
+    found = {
+        b: own - par for b, [(own, par)] in rotation_contrasts(match(1, "abcd", points)).items()
+    }
+    assert found["a"] == pytest.approx(3.0)
+    # by the duplicate comparison, its opponents' first game is held against a's later gain
+    assert [found[b] for b in "bcd"] == [pytest.approx(3.0 / 9)] * 3
 
 
 def round_robin(rounds: int, points) -> list[Seating]:
