@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -68,8 +68,9 @@ class Seating:
 @dataclass(frozen=True)
 class Finding:
     """One test: ``bots`` is one bot (rotation) or two (pair). ``estimate`` and ``se`` are
-    in points per deal; ``p`` is None when there are too few matches (``matches``: the
-    bot's, or the pair's together; ``apart``: each bot's without the other)."""
+    per deal (points; for a pair, margin against the table); ``p`` is None when there are
+    too few matches (``matches``: the bot's, or the pair's together; ``apart``: each bot's
+    without the other)."""
 
     kind: str  # "rotation" or "pair"
     bots: tuple[Hashable, ...]
@@ -105,14 +106,9 @@ def audit(seatings: Iterable[Seating], pairs: Iterable[tuple[Hashable, Hashable]
     threshold = FAMILY_ALPHA / max(m, 1)
 
     def flag(found: list[Finding]) -> list[Finding]:
-        return [_flagged(f, threshold) for f in found]
+        return [replace(f, flagged=f.p is not None and f.p <= threshold) for f in found]
 
     return Audit(flag(rotation), flag(tested), m, threshold)
-
-
-def _flagged(f: Finding, threshold: float) -> Finding:
-    flagged = f.p is not None and f.p <= threshold
-    return Finding(f.kind, f.bots, f.matches, f.apart, f.estimate, f.se, f.p, flagged)
 
 
 def rotation_differences(rows: Sequence[Seating]) -> dict[Hashable, list[float]]:
