@@ -55,7 +55,8 @@ NEEDS = (
 
 @dataclass(frozen=True)
 class Seating:
-    """One bot in one game of a match: its seat and points (in points, not tenths)."""
+    """One bot in one game of a match: its seat and points (in points, not tenths) over
+    ``deals`` (at least one) deals."""
 
     match: Hashable
     game: int
@@ -120,16 +121,46 @@ def rotation_differences(rows: Sequence[Seating]) -> dict[Hashable, list[float]]
 
 
 def rotation_contrasts(rows: Sequence[Seating]) -> dict[Hashable, list[tuple[float, float]]]:
-    """Per bot and match: (its points a deal in the later games less in the first game,
-    the same for the other bots' points with the hands it held in those games)."""
-    by_match: dict[Hashable, list[Seating]] = defaultdict(list)
-    for row in rows:
-        by_match[row.match].append(row)
+    """Per bot and match (in match order): (its points a deal in the later games less in
+    the first game, the same for the other bots' points with the hands it held in those
+    games). Matches of one game have none."""
+    if not rows:
+        return {}
+    matches, m = _codes([r.match for r in rows])
+    bots, b = _codes([r.bot for r in rows])
+    g = np.array([r.game for r in rows])
+    p = np.array([r.points / r.deals for r in rows])
+    seat = m * 4 + np.array([r.seat for r in rows])  # a seat of a match: the same hands
+    total, count = np.bincount(seat, p, 4 * len(matches)), np.bincount(seat)
+    others = count[seat] - 1
+    same = (total[seat] - p) / np.maximum(others, 1)
+    first = np.full(len(matches), np.iinfo(np.int64).max)
+    np.minimum.at(first, m, g)
+    opening = g == first[m]
+    keys, cell = np.unique(m * len(bots) + b, return_inverse=True)
+    late = (~opening) & (others > 0)
+
+    def per_cell(values: np.ndarray, where: np.ndarray) -> np.ndarray:
+        return np.bincount(cell, np.where(where, values, 0.0), len(keys))
+
+    n_late = per_cell(np.ones(len(p)), late)
+    ok = (n_late > 0) & (per_cell(np.ones(len(p)), opening & (others > 0)) == 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = per_cell(p, late) / n_late - per_cell(p, opening)
+        par = per_cell(same, late) / n_late - per_cell(same, opening)
     out: dict[Hashable, list[tuple[float, float]]] = defaultdict(list)
-    for match_rows in by_match.values():
-        for bot, contrast in _match_contrasts(match_rows).items():
-            out[bot].append(contrast)
+    for key, mine, theirs in zip(
+        keys[ok].tolist(), own[ok].tolist(), par[ok].tolist(), strict=True
+    ):
+        out[bots[key % len(bots)]].append((mine, theirs))
     return dict(out)
+
+
+def _codes(values: list[Hashable]) -> tuple[list[Hashable], np.ndarray]:
+    """The distinct values in canonical order and each value's number among them."""
+    distinct = sorted_unique(values)
+    index = {v: i for i, v in enumerate(distinct)}
+    return distinct, np.array([index[v] for v in values], dtype=np.int64)
 
 
 def luck_share(contrasts: dict[Hashable, list[tuple[float, float]]]) -> float:
@@ -144,43 +175,23 @@ def luck_share(contrasts: dict[Hashable, list[tuple[float, float]]]) -> float:
     return min(1.0, max(0.0, float(own @ par) / spread))
 
 
-def _match_contrasts(rows: list[Seating]) -> dict[Hashable, tuple[float, float]]:
-    per_deal = {(r.game, r.seat): r.points / max(r.deals, 1) for r in rows}
-    games = sorted({r.game for r in rows})
-    own: dict[Hashable, dict[int, tuple[float, float]]] = defaultdict(dict)
-    for r in rows:
-        same_hands = [per_deal[g, r.seat] for g in games if g != r.game and (g, r.seat) in per_deal]
-        if same_hands:
-            own[r.bot][r.game] = (per_deal[r.game, r.seat], sum(same_hands) / len(same_hands))
-    first = games[0]
-    out = {}
-    for bot, by_game in own.items():
-        later = [v for g, v in by_game.items() if g != first]
-        if first in by_game and later:
-            mine, theirs = zip(*later, strict=True)
-            out[bot] = (
-                sum(mine) / len(later) - by_game[first][0],
-                sum(theirs) / len(later) - by_game[first][1],
-            )
-    return out
-
-
 def match_residuals(rows: Sequence[Seating]) -> dict[Hashable, dict[Hashable, float]]:
     """Per bot and match, its mean per-deal margin against the table minus what the margin
     model's bot effects (fitted on all ``rows``) predict for that company."""
     games: dict[tuple[Hashable, int], dict[Hashable, float]] = defaultdict(dict)
     for r in rows:
-        games[r.match, r.game][r.bot] = r.points / max(r.deals, 1)
+        games[r.match, r.game][r.bot] = r.points / r.deals
     keys = list(games)
     t = tables([games[k] for k in keys], [match for match, _ in keys])
     used, resid = residuals(t)
     names = sorted_unique(match for match, _ in keys)  # as ``tables`` numbers the groups
-    total: dict[tuple[int, int], list[float]] = defaultdict(list)
-    for row, col in zip(*np.nonzero(used), strict=True):
-        total[int(t.group[row]), int(t.bot[row, col])].append(float(resid[row, col]))
+    game, col = np.nonzero(used)
+    n = len(t.bots)
+    keys, cell = np.unique(t.group[game] * n + t.bot[game, col], return_inverse=True)
+    mean = np.bincount(cell, resid[game, col]) / np.bincount(cell)
     out: dict[Hashable, dict[Hashable, float]] = defaultdict(dict)
-    for (group, bot), values in total.items():
-        out[t.bots[bot]][names[group]] = sum(values) / len(values)
+    for key, value in zip(keys.tolist(), mean.tolist(), strict=True):
+        out[t.bots[key % n]][names[key // n]] = value
     return dict(out)
 
 

@@ -27,10 +27,9 @@ class BotAudit:
         return any(line.finding.p is not None for line in self.rotation + self.pairs)
 
 
-def audit_for(s: Session, scope: Scope, all_pairs: bool = False) -> AuditReport:
-    """Cached until a result of the scope is recorded."""
-    kind = "audit-all-pairs" if all_pairs else "audit"
-    return CACHE.get(s, kind, scope, lambda: audit_report(s, scope, all_pairs))
+def audit_for(s: Session, scope: Scope) -> AuditReport:
+    """Same-owner pairs; cached until a result of the scope is recorded."""
+    return CACHE.get(s, "audit", scope, lambda: audit_report(s, scope))
 
 
 def bot_audit(s: Session, bot_id: int) -> BotAudit:
