@@ -16,15 +16,16 @@ the pair sits together in 6 of 15 matches.
 pair's seats) over the same schedule; the audit tests every bot and, as ``--all-pairs``,
 every pair: 6 + 15 = 21 tests per audit.
 
-Figures.  Matches are simulated once into a pool (``--pool`` per scenario); "flagged
-after how many matches" resamples orderings of the pool and runs the audit after every
-match (for (a) the cheat's rotation test in a field of 6 tested bots, m = 6; for (b) the
-pair's test in its field, m = 6 bots + 1 same-owner pair): the median and 90th percentile
-of the first match at which it is flagged. For (c), each seed draws a whole tournament
-(``--honest-matches`` matches, the schedule's rounds) with replacement from the honest
-pool, each match with its 4 bots relabelled at random among the seats of the schedule
-(the honest bots' roles are exchangeable only within a kind, so relabelling keeps kinds),
-and counts the seeds whose audit flags anything.
+Figures.  Matches are simulated once into a pool (``--pool`` per scenario; ``--pools
+FILE`` keeps them for the next run, which is deterministic anyway). "Flagged after how
+many matches" runs the audit after every match of 100 random orders of a pool: the median
+and 90th percentile of the first match at which the target is flagged, at the threshold of
+an audit of m tests (for (a) m = 4, the cheat's table; for (b) m = 7, the six bots and the
+one same-owner pair; and m = 100 for a large platform). For (c), each seed draws a
+tournament of ``--honest-matches`` distinct matches from the honest pool, each replayed as
+if its first game were any of its games and its two masters' labels swapped at random,
+and counts the seeds whose audit flags anything. Tournaments of different seeds share
+matches, so the rate's uncertainty is larger than a binomial one over the seeds.
 
 Run: python benchmarks/audit.py [--pool 150] [--seeds 2000] [--jobs 2] [--samples 32]
        [--pools FILE]
@@ -36,7 +37,6 @@ import argparse
 import dataclasses
 import pickle
 import random
-import statistics
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -238,18 +238,20 @@ def pair_p(rows: list[Seating]) -> float | None:
     return audit(rows, [(0, 1)]).pairs[0].p
 
 
-def honest_false_flags(matches: list[list[Seating]], per_seed: int, seeds: int) -> float:
-    """Share of resampled honest tournaments whose all-pairs audit flags anything. A drawn
-    match is replayed as if its first game were any of its games (a cyclic shift of the
-    game numbers: the same deals from another starting seat, as likely for honest bots),
-    and its two masters may swap labels (bots of one kind are exchangeable)."""
+def honest_false_flags(matches: list[list[Seating]], per_seed: int, seeds: int) -> str:
+    """Share of resampled honest tournaments whose all-pairs audit flags anything, and by
+    which kind of test. A tournament is ``per_seed`` distinct matches of the pool (drawn
+    with replacement, a match counted twice would shrink its own standard error), each
+    replayed as if its first game were any of its games (a cyclic shift of the game
+    numbers: the same deals started from another seat, as likely for honest bots), its two
+    masters' labels swapped at random (bots of one kind are exchangeable)."""
     pairs = list(combinations(range(6), 2))
-    flagged = 0
+    flagged, kinds = 0, {"rotation": 0, "pair": 0}
     for seed in range(seeds):
         rng = random.Random(seed)
         rows: list[Seating] = []
-        for n in range(per_seed):
-            match, shift = rng.choice(matches), rng.randrange(GAMES)
+        for n, match in enumerate(rng.sample(matches, per_seed)):
+            shift = rng.randrange(GAMES)
             swap = {0: 1, 1: 0} if rng.random() < 0.5 else {}
             rows.extend(
                 dataclasses.replace(
@@ -257,9 +259,13 @@ def honest_false_flags(matches: list[list[Seating]], per_seed: int, seeds: int) 
                 )
                 for r in match
             )
-        found = audit(rows, pairs)
-        flagged += any(f.flagged for f in found.rotation + found.pairs)
-    return flagged / seeds
+        result = audit(rows, pairs)
+        found = [f for f in result.rotation + result.pairs if f.flagged]
+        flagged += bool(found)
+        for kind in {f.kind for f in found}:
+            kinds[kind] += 1
+    by_kind = ", ".join(f"{k} {100 * n / seeds:.2f}%" for k, n in kinds.items())
+    return f"{100 * flagged / seeds:.2f}% of {seeds} audits flag anything ({by_kind})"
 
 
 def effect(matches: list[list[Seating]], bot: int) -> str:
@@ -288,11 +294,15 @@ def _raw_difference(match: list[Seating], bot: int) -> float:
 
 
 def summary(hits: list[int], size: int) -> str:
-    never = sum(h > size for h in hits)
+    """Median and 90th percentile of the first flags; past the pool: never within it."""
     cut = sorted(hits)
-    p90 = cut[int(0.9 * (len(cut) - 1))]
-    tail = f"{p90}" if p90 <= size else f">{size}"
-    return f"median {statistics.median(hits):.0f}, 90th percentile {tail} ({never} never)"
+
+    def at(q: float) -> str:
+        n = cut[int(q * (len(cut) - 1))]
+        return f"{n}" if n <= size else f">{size}"
+
+    never = sum(h > size for h in hits)
+    return f"median {at(0.5)}, 90th percentile {at(0.9)} ({never} of {len(hits)} never)"
 
 
 def main() -> None:
@@ -327,8 +337,8 @@ def main() -> None:
         print(f"    flagged (m = {tests} tests) after {summary(hits, args.pool)} matches")
     rate = honest_false_flags(honest, args.honest_matches, args.seeds)
     print(
-        f"(c) honest field, {args.honest_matches} matches, 6 bots + 15 pairs tested: "
-        f"{100 * rate:.2f}% of {args.seeds} audits flag anything (target <= 1%)"
+        f"(c) honest field, {args.honest_matches} of the {args.pool} matches, 6 bots + 15 "
+        f"pairs tested: {rate} (target <= 1%)"
     )
 
 
