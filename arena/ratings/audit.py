@@ -12,8 +12,8 @@ hands' contrast* measures: the same difference for the other bots' points with t
 it held in each game.  The rotation advantage in a match is own − β·same-hands, with β the
 least-squares slope of own on same-hands over every bot and match of the audit (in
 [0, 1]): β = 1 is the plain duplicate comparison, which removes all card luck but adds the
-other bots' noise; where the hands decide little (pagat, measured β ≈ 0.1) a smaller β
-keeps that noise out.  Matches are the independent units (fresh seeds): the estimate is
+other bots' noise; where the hands decide little (pagat with the house bots: β ≈ 0.24)
+a smaller β keeps that noise out.  Matches are the independent units (fresh seeds): the estimate is
 the mean over the bot's matches, its p-value the one-sided Student t test of mean > 0.
 
 Pair advantage (two bots sharing their hands while seated together).  Duplicate scoring
