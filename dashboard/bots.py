@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, render_template, url_for
 
 from arena.submissions import set_retired
+from arena.views.audit import bot_audit
 from arena.views.bots import bot_list, bot_page
 from arena.views.logs import bot_owner
 from dashboard.auth import current_user, login_required, may_see_logs
@@ -23,7 +24,9 @@ def show(bot_id: int):
     s = session()
     page = bot_page(s, bot_id)
     mine = may_see_logs(bot_owner(s, bot_id).owner_id)
-    return render_template("bot.html", page=page, mine=mine)
+    user = current_user()
+    audit = bot_audit(s, bot_id) if user is not None and user.admin else None
+    return render_template("bot.html", page=page, mine=mine, audit=audit)
 
 
 @bots.post("/<int:bot_id>/retire")

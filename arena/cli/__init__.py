@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from arena.cli.audit import audit_command
 from arena.cli.bots import bot
 from arena.cli.dashboard import dashboard
 from arena.cli.db import db
@@ -37,6 +38,7 @@ COMMANDS = (
     bot,
     tournament,
     standings_command,
+    audit_command,
     user,
     db,
     dashboard,

@@ -92,15 +92,7 @@ class _Fit:
 
     def __init__(self, t: Tables) -> None:
         self.t = t
-        n = len(t.bots)
-        seated = t.bot >= 0
-        size = seated.sum(axis=1)
-        self.used = seated & (size >= 2)[:, None]  # a lone bot's game says nothing
-        mean = np.where(seated, t.points, 0.0).sum(axis=1) / np.maximum(size, 1)
-        self.y = np.where(self.used, t.points - mean[:, None], 0.0)
-        self.hess = _normal_matrix(t, self.used, size) + RIDGE * np.eye(n)
-        rhs = np.bincount(t.bot[self.used], self.y[self.used], n)
-        self.s = np.linalg.solve(self.hess, rhs)
+        self.used, self.y, self.s, self.hess = _least_squares(t)
         self.data = comparisons(t)
         self.wins = self.data.wins_matrix()
         self.k = _scale(self.wins, self.s)
@@ -124,9 +116,7 @@ class _Fit:
     def _meat(self) -> np.ndarray:
         """Σ over groups of the outer product of the group's scores (margins, then k)."""
         t, data, n, s = self.t, self.data, len(self.t.bots), self.s
-        seated_s = np.where(self.used, s[np.maximum(t.bot, 0)], 0.0)
-        size = np.maximum(self.used.sum(axis=1), 1)
-        resid = self.y - np.where(self.used, seated_s - seated_s.sum(1)[:, None] / size[:, None], 0)
+        resid = _residuals(t, self.used, self.y, s)
         rows = np.repeat(np.arange(len(t.bot)), t.bot.shape[1]).reshape(t.bot.shape)
         e_group, e_bot, e_res = t.group[rows[self.used]], t.bot[self.used], resid[self.used]
         d = s[data.lo] - s[data.hi]
@@ -141,6 +131,33 @@ class _Fit:
             score[:, n] = np.bincount(data.group[a:b] - start, k_score[a:b], count)
             meat += score.T @ score
         return meat
+
+
+def residuals(t: Tables) -> tuple[np.ndarray, np.ndarray]:
+    """The margin model fitted on ``t``: which cells count (``used``), and each cell's
+    points minus its game's mean minus what the fitted bot effects predict for it."""
+    used, y, s, _ = _least_squares(t)
+    return used, _residuals(t, used, y, s)
+
+
+def _residuals(t: Tables, used: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    seated = np.where(used, s[np.maximum(t.bot, 0)], 0.0)
+    size = np.maximum(used.sum(axis=1), 1)
+    return y - np.where(used, seated - seated.sum(axis=1)[:, None] / size[:, None], 0.0)
+
+
+def _least_squares(t: Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Which cells count, the points centred on each game's mean (``y``), the bot effects
+    ``s`` fitted on them, and the normal matrix of that fit."""
+    n = len(t.bots)
+    seated = t.bot >= 0
+    size = seated.sum(axis=1)
+    used = seated & (size >= 2)[:, None]  # a lone bot's game says nothing
+    mean = np.where(seated, t.points, 0.0).sum(axis=1) / np.maximum(size, 1)
+    y = np.where(used, t.points - mean[:, None], 0.0)
+    hess = _normal_matrix(t, used, size) + RIDGE * np.eye(n)
+    s = np.linalg.solve(hess, np.bincount(t.bot[used], y[used], n))
+    return used, y, s, hess
 
 
 def _normal_matrix(t: Tables, used: np.ndarray, size: np.ndarray) -> np.ndarray:

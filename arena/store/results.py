@@ -189,6 +189,7 @@ class GameLine:
     deals: int
     calls_made: int
     faults: int
+    seat: int  # the seat's hands are the same in every game of the match (a duplicate set)
 
 
 @dataclass(frozen=True)
@@ -219,6 +220,7 @@ def game_rows(s: Session, tournament_id: int | None) -> GameRows:
             GameScore.points,
             GameScore.deals,
             GameScore.calls_made,
+            GameScore.seat,
         )
         .join(Match, Match.id == GameScore.match_id)
         .order_by(GameScore.match_id, GameScore.game_index, GameScore.bot_version_id)
@@ -228,13 +230,13 @@ def game_rows(s: Session, tournament_id: int | None) -> GameRows:
     keys: list[tuple[int, int]] = []
     games: list[dict[int, int]] = []
     lines: list[GameLine] = []
-    for match_id, game, bot, points, deals, made in s.execute(query):
+    for match_id, game, bot, points, deals, made, seat in s.execute(query):
         if not keys or keys[-1] != (match_id, game):
             keys.append((match_id, game))
             games.append({})
         games[-1][bot] = points
         count = faults.get((match_id, game, bot), 0)
-        lines.append(GameLine(bot, match_id, game, points, deals, made, count))
+        lines.append(GameLine(bot, match_id, game, points, deals, made, count, seat))
     return GameRows(keys, games, lines)
 
 
