@@ -7,6 +7,7 @@ from rich.console import Console
 
 from arena.bots.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
 from arena.bots.sandbox import _reset_detection_cache as forget_probe
+from arena.bots.sandbox.cgroups import fair_play_gaps
 from arena.host import install, plan
 
 
@@ -51,6 +52,8 @@ def setup() -> None:
     console = Console()
     prepare_host(console)
     console.print("sandbox: bubblewrap works")
+    for gap in fair_play_gaps(SandboxPolicy.from_env()):
+        console.print(f"[yellow]sandbox: {gap}[/]")
     build_search_cache(console)
     later = plan()
     if later.optional:

@@ -347,3 +347,23 @@ def test_cgroup_v2_groups_are_one_folder_with_every_limit(tmp_path: Path) -> Non
         "cpu.weight": "100",
     }
     assert group.controllers == ["memory", "pids", "cpu"]
+
+
+def test_setup_names_what_the_hosts_cgroups_leave_undone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena setup` prints these lines: nothing on a host with every controller, the open
+    page-cache channel without a memory group, the CPU without a cpu controller."""
+    need_cgroups(POLICY)
+    assert cgroups.fair_play_gaps(POLICY) == (
+        []
+        if cgroups.hierarchies(POLICY).cpu
+        else ["no cpu cgroup controller: a bot's processes are not held to one core"]
+    )
+    [gap] = cgroups.fair_play_gaps(sb.SandboxPolicy(use_cgroups=False))
+    assert "page cache" in gap and "not evicted" in gap
+    no_cpu = cgroups._Hierarchies("cgroup1", tmp_path, tmp_path, None)
+    monkeypatch.setattr(cgroups, "hierarchies", lambda policy: no_cpu)
+    assert cgroups.fair_play_gaps(POLICY) == [
+        "no cpu cgroup controller: a bot's processes are not held to one core"
+    ]

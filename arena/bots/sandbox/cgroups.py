@@ -105,6 +105,21 @@ def hierarchies(policy: SandboxPolicy) -> _Hierarchies | None:
     return _detect(policy.use_cgroups, os.geteuid())
 
 
+def fair_play_gaps(policy: SandboxPolicy) -> list[str]:
+    """What the cgroups on this host leave undone for fair play (empty: nothing), each as a
+    line for an operator (docs/sandbox.md)."""
+    where = hierarchies(policy)
+    if where is None:
+        return [
+            "no memory cgroup per bot (run as root on a host with cgroups): memory is capped "
+            "per process only, and what a bot caches is not evicted when it stops, so bots "
+            "can pass bits from game to game through the page cache"
+        ]
+    if where.cpu is None:
+        return ["no cpu cgroup controller: a bot's processes are not held to one core"]
+    return []
+
+
 class BotCgroup:
     """The groups of one bot, named after its leased uid (so the lease guards them too)."""
 
