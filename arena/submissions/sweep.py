@@ -20,7 +20,7 @@ from sqlalchemy import func, select, update
 
 from arena.store import BotVersion, Database
 from arena.store.models import utcnow
-from arena.submissions.validation import Validator, validation_thread
+from arena.submissions.validation import Validator, validation_pool
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ def _every(target: list) -> None:
 
 
 def _sweep_soon(target: list) -> None:
-    validation_thread().submit(_sweep_logged, *target)
+    validation_pool().submit("sweep", _sweep_logged, *target)
 
 
 def _sweep_logged(db: Database, validate: Validator, older_than: timedelta) -> None:

@@ -1,6 +1,7 @@
-"""Validating a stored version in the background, in this process: a single thread that
-outlives the web request and takes the validations in order. (With a broker configured,
-``workers.validation`` sends them to Celery workers instead.)"""
+"""Validating a stored version in the background, in this process: threads that outlive
+the web request, fair between users (``fair.py``: one validation per user at a time, users
+in turn). (With a broker configured, ``workers.validation`` sends them to Celery workers
+instead.)"""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from arena.store import BotVersion, Database
+from arena.submissions.fair import FairPool
 from arena.tournaments.registry import Runtime, validate_stored
 
 log = logging.getLogger(__name__)
@@ -20,27 +22,34 @@ log = logging.getLogger(__name__)
 # Starts the validation of (version id, its manifest) and returns at once.
 Validator = Callable[[int, dict], object]
 
-_pool: tuple[int, ThreadPoolExecutor] | None = None
+VALIDATION_THREADS = 2  # a validation runs four bot processes; more would crowd 2 cores
+
+_pool: tuple[int, FairPool] | None = None
 _lock = threading.Lock()
 
 
-def validation_thread() -> ThreadPoolExecutor:
-    """This process's validation thread (made after a fork, never inherited)."""
+def validation_pool() -> FairPool:
+    """This process's validation threads (made after a fork, never inherited)."""
     global _pool
     with _lock:
         if _pool is None or _pool[0] != os.getpid():
-            _pool = (os.getpid(), ThreadPoolExecutor(1, thread_name_prefix="arena-validate"))
+            _pool = (os.getpid(), FairPool(VALIDATION_THREADS, "arena-validate"))
         return _pool[1]
 
 
 class EmbeddedValidation:
-    """A ``Validator`` running ``validate_stored`` on this process's validation thread."""
+    """A ``Validator`` running ``validate_stored`` on this process's validation threads, in
+    turn with other users' uploads (the key is the bot's owner)."""
 
     def __init__(self, db: Database, runtime: Runtime) -> None:
         self.db, self.runtime = db, runtime
 
     def __call__(self, version_id: int, manifest: dict | None = None) -> Future[str]:
-        return validation_thread().submit(run_validation, self.db, self.runtime, version_id)
+        with self.db.session(read_only=True) as s:
+            row = s.get(BotVersion, version_id)
+            owner = None if row is None else row.bot.owner_id
+        pool = validation_pool()
+        return pool.submit(("user", owner), run_validation, self.db, self.runtime, version_id)
 
 
 def run_validation(db: Database, runtime: Runtime, version_id: int) -> str:

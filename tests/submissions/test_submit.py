@@ -21,7 +21,7 @@ from arena.submissions import (
     submit_version,
     version_log,
 )
-from arena.submissions.validation import validation_thread
+from arena.submissions.validation import validation_pool
 from arena.tournaments.registry import Runtime
 from tests.services.conftest import sample_copy
 from tests.submissions.conftest import (
@@ -256,9 +256,9 @@ def test_the_limit_holds_for_simultaneous_uploads_from_separate_engines(
 
 
 def test_a_good_upload_is_judged_valid_in_the_background(db, runtime, alice, tmp_path):
-    """The upload returns at once, pending; the validation thread judges it afterwards."""
+    """The upload returns at once, pending; the validation threads judge it afterwards."""
     busy = threading.Event()
-    validation_thread().submit(busy.wait, 60)  # the thread is busy: the job must queue
+    validation_pool().submit(("user", alice.id), busy.wait, 60)  # alice's turn is taken
     try:
         version_id = submit_version(
             db, runtime, alice.id, bot_zip(tmp_path, "goodbot"), filename="good.zip"
