@@ -9,8 +9,8 @@ from arena.accounts.throttle import (
     Limits,
     forgive_login,
     login_blocked,
-    record_signup,
     reserve_login,
+    reserve_signup,
     signup_blocked,
 )
 from arena.accounts.tokens import list_tokens, revoke_token_id
@@ -20,7 +20,7 @@ from dashboard.db import database
 
 accounts = Blueprint("accounts", __name__)
 TOO_MANY = "too many failed log-ins for this account or from this address: try again later"
-TOO_MANY_SIGNUPS = "too many new accounts from this address in the last hour: try again later"
+TOO_MANY_SIGNUPS = "too many sign-ups from this address in the last hour: try again later"
 
 
 def _next_page() -> str:
@@ -38,12 +38,14 @@ def signup():
     if password != request.form.get("password2", ""):
         return render_template("signup.html", error="the two passwords differ", name=name), 400
     address = request.remote_addr or "unknown"
+    with database().session() as s:  # counted, refused or not, before anything is checked
+        reserve_signup(s, address)
+    with database().session(read_only=True) as s:
+        if signup_blocked(s, address, Limits.from_env()):
+            return render_template("signup.html", error=TOO_MANY_SIGNUPS, name=name), 429
     try:
         with database().session() as s:
-            if signup_blocked(s, address, Limits.from_env()):
-                return render_template("signup.html", error=TOO_MANY_SIGNUPS, name=name), 429
             user = create_user(s, name, password)
-            record_signup(s, address)
     except StoreError as exc:
         return render_template("signup.html", error=str(exc), name=name), 400
     log_in(user)

@@ -8,7 +8,9 @@ every web worker and machine sees the same counts.
   right, so guesses sent in parallel cannot all pass the check before the first failure is
   written: at most the limit of them are ever checked.
 - Sign-ups: per address and hour, so that one machine cannot make accounts by the dozen to
-  get around the per-user upload limit.
+  get around the per-user upload limit. Every attempt counts, refused ones too: a sign-up
+  says when a name is taken, so uncounted failures would let anyone list the users. Like a
+  log-in, an attempt is counted before it is checked, so parallel ones cannot slip through.
 """
 
 from __future__ import annotations
@@ -103,10 +105,16 @@ def forgive_login(s: Session, reserved: Sequence[int]) -> None:
     s.execute(delete(RateEvent).where(RateEvent.id.in_(reserved)))
 
 
+def _signup_key(address: str) -> str:
+    return f"signup:{address[:128]}"
+
+
+def reserve_signup(s: Session, address: str) -> None:
+    """Count this sign-up attempt against the address (commit it before the check)."""
+    _record(s, (_signup_key(address),), SIGNUP_WINDOW_S)
+
+
 def signup_blocked(s: Session, address: str, limits: Limits) -> bool:
-    key = f"signup:{address[:128]}"
-    return _counts(s, (key,), SIGNUP_WINDOW_S).get(key, 0) >= limits.signups_per_address
-
-
-def record_signup(s: Session, address: str) -> None:
-    _record(s, (f"signup:{address[:128]}",), SIGNUP_WINDOW_S)
+    """Whether the address has made more attempts than it may this hour, this one included."""
+    key = _signup_key(address)
+    return _counts(s, (key,), SIGNUP_WINDOW_S).get(key, 0) > limits.signups_per_address

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from sqlalchemy import select, text
 
 from arena.cli import main
-from arena.store import ApiToken, Base, Bot, User
+from arena.store import ApiToken, Base, Bot, User, create_user
 from arena.store.models import RateEvent
 from dashboard import create_app
 from tests.dashboard.users import PASSWORD, csrf_of, log_in, make_user, post_form
@@ -319,9 +319,31 @@ def test_sign_ups_per_address_are_limited(client, db, monkeypatch):
         answer = post_form(web, "/signup", data, environ_base=where)
         if i == 2:
             assert answer.status_code == 429
-            assert "too many new accounts" in answer.get_data(as_text=True)
+            assert "too many sign-ups" in answer.get_data(as_text=True)
         else:
             assert answer.status_code == 302, i
     with db.session(read_only=True) as s:
         names = set(s.scalars(select(User.name)))
     assert {"user0", "user1", "user3"} <= names and "user2" not in names
+
+
+def test_refused_sign_ups_count_too_so_names_cannot_be_listed(client, db, monkeypatch):
+    """A sign-up says when a name is taken; counted or not, failures would let anyone test
+    names without end. Two refused attempts use the address's hour: the third is refused
+    before the name is even looked at, whether the name exists or not."""
+    monkeypatch.setenv("ARENA_SIGNUP_LIMIT", "2")
+    with db.session() as s:
+        create_user(s, "taken", PASSWORD)
+    where = {"REMOTE_ADDR": "10.0.0.9"}
+    web = client.application.test_client()
+    data = {"name": "taken", "password": PASSWORD, "password2": PASSWORD}
+    for _ in range(2):
+        answer = post_form(web, "/signup", data, environ_base=where)
+        assert answer.status_code == 400 and "already exists" in answer.get_data(as_text=True)
+    for name in ("taken", "fresh"):  # no answer about either any more
+        data = {"name": name, "password": PASSWORD, "password2": PASSWORD}
+        answer = post_form(web, "/signup", data, environ_base=where)
+        assert answer.status_code == 429, name
+        assert "already exists" not in answer.get_data(as_text=True)
+    with db.session(read_only=True) as s:
+        assert "fresh" not in set(s.scalars(select(User.name)))
