@@ -24,6 +24,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from arena.bots.house import HOUSE_BOTS
+from arena.text import reads_as_house
+
 MANIFEST = "bot.toml"
 MAX_UNPACKED_BYTES = 64 * 1024 * 1024
 MAX_FILES = 5000
@@ -87,8 +90,10 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
     name, version, command = data.get("name"), data.get("version", "0"), data.get("command")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise PackageError(f"{where}: name must be 1-64 letters, digits, '.', '_' or '-'")
-    if name.lower().startswith("house-"):
-        raise PackageError(f"{where}: names starting with 'house-' belong to the house bots")
+    if reads_as_house(name, HOUSE_BOTS):
+        raise PackageError(
+            f"{where}: names that read as 'house' or a house bot's belong to the house bots"
+        )
     if not isinstance(version, str) or not _VERSION.fullmatch(version):
         raise PackageError(
             f"{where}: version must be 1-64 letters, digits, '.', '_', '+' or '-' (e.g. 1.0.2)"

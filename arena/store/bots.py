@@ -19,6 +19,8 @@ from arena.store.archives import get_archive, put_archive
 from arena.store.blobs import BlobStore, sha256_hex, tree_digest
 from arena.store.errors import StoreError
 from arena.store.models import BOT_STATUSES, Bot, BotLog, BotRejection, BotVersion, User
+from arena.store.names import refuse_lookalike
+from arena.text import name_key
 
 
 def add_bot_version(
@@ -103,14 +105,16 @@ def _bot_named(s: Session, name: str, owner: User | None) -> Bot:
     the caller looked."""
     bot = s.scalar(select(Bot).where(Bot.name == name))
     if bot is None:
+        refuse_lookalike(s, Bot, "bot", name)
         try:
             with s.begin_nested():
-                bot = Bot(name=name, owner_id=owner.id if owner else None)
+                bot = Bot(name=name, name_key=name_key(name), owner_id=owner.id if owner else None)
                 s.add(bot)
             return bot
-        except IntegrityError:  # created meanwhile: that one counts
+        except IntegrityError:  # created meanwhile (that one counts), or a look-alike
             bot = s.scalar(select(Bot).where(Bot.name == name))
             if bot is None:
+                refuse_lookalike(s, Bot, "bot", name)
                 raise
     _refuse_foreign(bot, owner)
     return bot

@@ -10,8 +10,11 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.bots.house import HOUSE_BOTS
 from arena.store.errors import StoreError
 from arena.store.models import ApiToken, User
+from arena.store.names import USER_NAME, refuse_lookalike
+from arena.text import name_key, reads_as_house
 
 # scrypt cost: 16 MiB of memory and ~50 ms per check; stored with each hash so it can grow.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
@@ -45,13 +48,18 @@ def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
 
 def create_user(s: Session, name: str, password: str, admin: bool = False) -> User:
     name = name.strip()
-    if not name or len(name) > 64:
-        raise StoreError("a user name must be 1-64 characters")
+    if not USER_NAME.fullmatch(name):
+        raise StoreError("a user name must be 1-64 letters, digits, '.', '_' or '-'")
+    if reads_as_house(name, HOUSE_BOTS):
+        raise StoreError(f"{name!r} reads as 'house', which is the house bots'; pick another")
     if len(password) < MIN_PASSWORD:
         raise StoreError(f"the password must have at least {MIN_PASSWORD} characters")
     if s.scalar(select(User.id).where(User.name == name)) is not None:
         raise StoreError(f"user {name!r} already exists; pick another name")
-    user = User(name=name, password_hash=hash_password(password), admin=admin)
+    refuse_lookalike(s, User, "user", name)
+    user = User(
+        name=name, name_key=name_key(name), password_hash=hash_password(password), admin=admin
+    )
     s.add(user)
     s.flush()
     return user

@@ -55,7 +55,7 @@ def test_user_names_are_unique(db: Database) -> None:
 
 @pytest.mark.parametrize(
     ("name", "password", "message"),
-    [("", "password1", "1-64 characters"), ("carol", "short", "at least 8")],
+    [("", "password1", "1-64 letters"), ("carol", "short", "at least 8")],
 )
 def test_bad_user_input_is_refused(db: Database, name: str, password: str, message: str) -> None:
     with pytest.raises(StoreError, match=message), db.session() as s:
