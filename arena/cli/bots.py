@@ -13,7 +13,7 @@ from rich.table import Table
 from arena.cli.api_client import ApiError, Client, find_token
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
-from arena.store import Bot, BotVersion, list_bots
+from arena.store import Bot, BotVersion, list_bots, owners_of
 from arena.submissions import set_retired
 from arena.text import plural, printable
 from arena.tournaments.registry import archive_of, inspect_archive, register_bot
@@ -51,16 +51,17 @@ def list_command() -> None:
         _, db = runtime_and_db()
         with db.session(read_only=True) as s:
             bots = list_bots(s)
+            owners = owners_of(s, [b.id for b in bots])
             rows = [
-                (v.id, v.ref, _status(b, v), _reason(v), v.manifest.get("language", ""))
+                (v.id, v.ref, owners[b.id], _status(b, v), _reason(v), v.manifest.get("language"))
                 for b in bots
                 for v in b.versions
             ]
     table = Table(title="Bots")
-    for column in ("id", "bot", "status", "language", "reason"):
+    for column in ("id", "bot", "owner", "status", "language", "reason"):
         table.add_column(column)
-    for vid, ref, status, reason, language in rows:
-        cells = (ref, status, language or "", reason[:80])
+    for vid, ref, owner, status, reason, language in rows:
+        cells = (ref, owner, status, language or "", reason[:80])
         table.add_row(str(vid), *map(literal, cells))
     Console().print(table)
 

@@ -9,6 +9,7 @@ takes its place and the rejected one is kept in ``bot_rejections``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
@@ -224,6 +225,21 @@ def find_bot_version(s: Session, ref: str | int) -> BotVersion:
 
 def _bot_exists(s: Session, name: str) -> bool:
     return s.scalar(select(Bot.id).where(Bot.name == name)) is not None
+
+
+def owners_of(s: Session, bot_ids: Iterable[int]) -> dict[int, str]:
+    """Whom each bot belongs to, as every list shows it beside the name (so that look-alike
+    names can never pass for one another): the owner's user name, ``house`` for a house bot
+    (only they may have ``house-`` names), ``operator`` for one added from the command line."""
+    query = (
+        select(Bot.id, Bot.name, User.name)
+        .outerjoin(User, User.id == Bot.owner_id)
+        .where(Bot.id.in_(set(bot_ids)))
+    )
+    return {
+        bot_id: user or ("house" if name.startswith("house-") else "operator")
+        for bot_id, name, user in s.execute(query)
+    }
 
 
 def list_bots(s: Session) -> list[Bot]:

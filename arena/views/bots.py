@@ -10,7 +10,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.bots.player import public_reason
-from arena.store import Bot, BotVersion, GameScore, Match, MatchFault, RatingSnapshot, StoreError
+from arena.store import (
+    Bot,
+    BotVersion,
+    GameScore,
+    Match,
+    MatchFault,
+    RatingSnapshot,
+    StoreError,
+    owners_of,
+)
 from arena.views.matches import MatchRow, match_rows
 
 RECENT = 20
@@ -20,6 +29,7 @@ RECENT = 20
 class BotSummary:
     id: int
     name: str
+    owner: str  # arena.store.owners_of: a user name, "house" or "operator"
     versions: int
     latest: str
     status: str
@@ -47,8 +57,9 @@ def bot_list(s: Session) -> list[BotSummary]:
     rows = list(s.execute(query))
     latest_ids = [latest for *_, latest in rows if latest is not None]
     latest = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(latest_ids)))}
+    owners = owners_of(s, [bot_id for bot_id, *_ in rows])
     return [
-        _summary(bot_id, name, retired, n, latest.get(last))
+        _summary(bot_id, name, owners[bot_id], retired, n, latest.get(last))
         for bot_id, name, retired, n, last in rows
     ]
 
@@ -59,11 +70,17 @@ def bot_choices(s: Session) -> list[tuple[int, str]]:
 
 
 def _summary(
-    bot_id: int, name: str, retired: datetime | None, versions: int, latest: BotVersion | None
+    bot_id: int,
+    name: str,
+    owner: str,
+    retired: datetime | None,
+    versions: int,
+    latest: BotVersion | None,
 ) -> BotSummary:
     return BotSummary(
         bot_id,
         name,
+        owner,
         versions,
         latest.version if latest else "",
         latest.status if latest else "",
@@ -88,7 +105,14 @@ def bot_page(s: Session, bot_id: int) -> BotPage:
     ]
     last = bot.versions[-1] if bot.versions else None
     return BotPage(
-        _summary(bot.id, bot.name, bot.retired_at, len(bot.versions), last),
+        _summary(
+            bot.id,
+            bot.name,
+            owners_of(s, [bot.id])[bot.id],
+            bot.retired_at,
+            len(bot.versions),
+            last,
+        ),
         versions,
         rating_history(s, set(ids)),
         _recent(s, ids),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store import BotVersion, StoreError, Tournament, game_rows
+from arena.store import BotVersion, StoreError, Tournament, game_rows, owners_of
 from arena.tournaments.standings import Standing, model_for, rank, scale_note
 from arena.views.cache import CACHE, Scope
 
@@ -37,6 +37,7 @@ class Row:
     bot_version_id: int
     bot_id: int
     bot: str
+    owner: str  # arena.store.owners_of: shown beside the name
     version: str
     elo: float
     elo_low: float | None  # None: unbounded by the data
@@ -82,8 +83,9 @@ def leaderboard(s: Session, scope: Scope) -> Leaderboard:
     ids = [st.bot_version_id for st in table]
     query = select(BotVersion.id, BotVersion.bot_id).where(BotVersion.id.in_(ids))
     bots = {version: bot for version, bot in s.execute(query)}
+    owners = owners_of(s, bots.values())
     rows = [
-        _row(i, st, table[i - 1] if i else None, axis, bots[st.bot_version_id])
+        _row(i, st, table[i - 1] if i else None, axis, bots[st.bot_version_id], owners)
         for i, st in enumerate(table)
     ]
     model = model_for(s, scope)
@@ -100,7 +102,12 @@ def title_of(s: Session, scope: Scope) -> str:
 
 
 def _row(
-    i: int, st: Standing, above: Standing | None, axis: tuple[float, float], bot_id: int
+    i: int,
+    st: Standing,
+    above: Standing | None,
+    axis: tuple[float, float],
+    bot_id: int,
+    owners: dict[int, str],
 ) -> Row:
     r, stats = st.rating, st.stats
     bot, _, version = st.ref.partition("@")  # a house bot's ref is its name alone
@@ -110,6 +117,7 @@ def _row(
         bot_version_id=st.bot_version_id,
         bot_id=bot_id,
         bot=bot,
+        owner=owners[bot_id],
         version=version,
         elo=r.elo,
         elo_low=finite(r.ci_low),
