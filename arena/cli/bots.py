@@ -37,7 +37,7 @@ def add(path: Path, no_validate: bool) -> None:
     """Store the bot in PATH (a directory or zip with bot.toml) and validate it."""
     with user_errors():
         runtime, db = runtime_and_db()
-        with Console().status(f"validating {path} against copies of itself..."):
+        with Console().status(f"validating {path} in a game among house bots..."):
             version = register_bot(db, runtime, path, validate=not no_validate)
     if version.status == "rejected":
         raise click.ClickException(printable(f"{version.ref} rejected: {version.reason}"))
@@ -152,7 +152,7 @@ def _upload(client: Client, name: str, archive: bytes, path: Path) -> dict:
 
 def _verdict(client: Client, version_id: int, timeout: float, where: str) -> dict:
     deadline = time.monotonic() + timeout
-    with Console(stderr=True).status("validation match against copies of itself..."):
+    with Console(stderr=True).status("validation match among house bots..."):
         while (status := client.status(version_id))["status"] == "pending":
             if time.monotonic() > deadline:
                 raise ApiError(f"still pending after {timeout:.0f} s; its verdict: {where}")

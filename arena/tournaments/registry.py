@@ -7,6 +7,7 @@ results and standings treat every seat the same way.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import shutil
 import tempfile
@@ -35,7 +36,10 @@ from arena.store import (
     set_bot_status,
 )
 
-MAX_VALIDATION_LOG = 64 * 1024  # stored per version, shared by the four copies' logs
+MAX_VALIDATION_LOG = 64 * 1024  # stored per version
+VALIDATION_OPPONENTS = ("random", "heuristic")  # quick house bots, as tournaments seat them
+# The start-up allowance is not sent to bots: a slow first start (a cold cache) is spared.
+VALIDATION_STARTUP_MS = 20_000
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,7 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
 
 
 def validation_log_text(log_dir: Path) -> str | None:
-    """What the four copies wrote (the end of each, under a header naming the copy)."""
+    """What the bot wrote (the end of each log in ``log_dir``, under a header naming it)."""
     files = sorted(log_dir.glob("*.log")) if log_dir.is_dir() else []
     if not files:
         return None
@@ -162,34 +166,40 @@ def validation_log_text(log_dir: Path) -> str | None:
 def validation_problem(
     runtime: Runtime, package: BotPackage, log_dir: Path | None = None
 ) -> str | None:
-    """Play one short game of four copies (under the rules its protocol implies: a Bhoos
-    bot knows only the bhoos preset); the first fault, if any, is why it is rejected (or,
-    before any game, a manifest ``runtime`` this machine does not have)."""
+    """Play one game with the bot at a random seat of a table of house bots (under the rules
+    its protocol implies: a Bhoos bot knows only the bhoos preset); the first fault, if any,
+    is why it is rejected (or, before any game, a manifest ``runtime`` this machine does not
+    have).
+
+    What the bot receives is what the first game of a tournament match with the default
+    settings sends: the same rules and deal count, the same clock, opponents it cannot tell
+    from a tournament's. A bot that could tell its validation apart could behave there only.
+    """
     if problem := runtime_problem(package.runtime):
         return f"bot.toml: {problem}"
     log_dir = log_dir or runtime.log_dir("validation", package.sha256[:12])
-    players = [
-        ProcessPlayer(
-            package,
-            f"{package.name}#{i}",
-            limits=runtime.limits,
-            policy=runtime.policy,
-            log_dir=log_dir,
-        )
-        for i in range(4)
+    bot = ProcessPlayer(
+        package, package.name, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir
+    )
+    seat = secrets.randbelow(4)
+    houses = [secrets.choice(VALIDATION_OPPONENTS) for _ in range(3)]
+    players: list[Player] = [
+        house_player(kind, secrets.randbits(32), f"house-{kind}-{i + 1}")
+        for i, kind in enumerate(houses)
     ]
+    players.insert(seat, bot)
     spec = MatchSpec(
         f"validation-{package.sha256[:12]}",
-        (BHOOS if package.protocol == "bhoos-http" else PAGAT).with_(deals_per_game=2),
+        BHOOS if package.protocol == "bhoos-http" else PAGAT,
         seed=secret_seed(),
         games=1,
-        clock=Clock(decision_ms=1000, bank_ms=5000, startup_ms=20_000),
+        clock=dataclasses.replace(Clock(), startup_ms=VALIDATION_STARTUP_MS),
     )
     result = play_match(spec, players)
-    if not result.faults:
+    faults = [f for f in result.faults if f.entrant == seat]
+    if not faults:
         return None
-    fault = result.faults[0]
-    return f"validation match: {fault.kind}: {fault.reason}"
+    return f"validation match: {faults[0].kind}: {faults[0].reason}"
 
 
 def player_for(

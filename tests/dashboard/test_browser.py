@@ -150,7 +150,7 @@ def test_the_dashboard_in_a_browser(page, served, tmp_path):
     shoot(page, "leaderboard")
 
     page.goto(f"{base}/bots/{site.bots[XSS]}")
-    assert page.locator("h1").inner_text() == XSS
+    assert page.locator("h1").inner_text() == f"{XSS} operator"  # its name, and whose it is
 
     step_through_a_trick(page, f"{base}/matches/{site.faulty}")
     shoot(page, "replay")
