@@ -12,6 +12,8 @@ from celery.signals import worker_init, worker_ready
 from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
 from arena.config import Settings
 from arena.store import Database, get_match
+from arena.store.models import utcnow
+from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
 from arena.tournaments.dispatch import finish_if_over, matches_to_send
 from arena.tournaments.executor import worker_name
@@ -20,6 +22,7 @@ from arena.tournaments.run import play_until_stopped
 from workers.app import app
 
 RETRY_S = 2.0  # pause before another attempt after a platform error
+TURN_WAIT_S = 5.0  # before trying again a validation whose owner has one running
 _context: tuple[int, Database, Runtime] | None = None
 
 
@@ -87,8 +90,17 @@ def finish_tournament_task(tournament_id: int) -> bool:
     return finish_if_over(db, tournament_id)
 
 
-@app.task(name="arena.validate_bot")
-def validate_bot_task(version_id: int) -> str:
-    """Judge an uploaded bot version by its validation match."""
+@app.task(name="arena.validate_bot", bind=True, max_retries=None)
+def validate_bot_task(self: Task, version_id: int) -> str:
+    """Judge an uploaded bot version by its validation match, one per owner at a time: while
+    another of the owner's versions is being validated, the job goes back to the queue."""
     db, runtime = context()
-    return validate_stored(db, runtime, version_id).status
+    with db.session() as s:
+        mine = take_turn(s, version_id, utcnow(), runtime.settings.pending_timeout_s)
+    if not mine:
+        raise self.retry(countdown=TURN_WAIT_S)
+    try:
+        return validate_stored(db, runtime, version_id).status
+    finally:
+        with db.session() as s:
+            end_turn(s, version_id)

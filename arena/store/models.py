@@ -134,6 +134,8 @@ class BotVersion(Base):
     validation_started_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), default=utcnow
     )
+    # a Celery worker is validating it until then (one validation per owner at a time)
+    validating_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     # joined: ``ref`` works on rows handed out after their session closed
     bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")

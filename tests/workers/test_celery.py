@@ -286,3 +286,43 @@ def test_a_worker_validates_an_uploaded_bot_sent_through_the_broker(
     status = {v.bot.name: (v.status, v.reason) for v in _all_versions(cluster_db)}
     assert status["fresh"] == ("valid", "")
     assert status["dud"][0] == "rejected" and "crash-at-start" in status["dud"][1]
+
+
+def test_a_worker_validates_one_version_per_owner_at_a_time(
+    cluster_db, runtime, redis, workers, tmp_path
+):
+    """While one of mallory's versions holds her validation turn, her next upload goes back
+    to the queue (retried every few seconds) and victor's is judged; once the turn is given
+    back, hers is judged too. Through the real broker and worker."""
+    from arena.store import create_user
+    from arena.store.models import utcnow
+    from arena.submissions.turns import end_turn, take_turn
+    from workers.tasks import validate_bot_task
+
+    blobs = BlobStore(tmp_path / "up")
+    with cluster_db.session() as s:
+        mallory = create_user(s, "mallory", "password1")
+        victor = create_user(s, "victor", "password1")
+        ids = {}
+        for label, owner in (("held", mallory), ("hers", mallory), ("his", victor)):
+            path = sample_copy(tmp_path / "src" / label, label, LOWCARD)
+            manifest = {"name": label, "version": "1.0", "command": ["python3", "bot.py"]}
+            ids[label] = add_bot_version(s, blobs, pack_directory(path), manifest, owner=owner).id
+    with cluster_db.session() as s:  # a validation of hers is running somewhere
+        assert take_turn(s, ids["held"], utcnow(), 600)
+    workers.start()
+    wait_ready(workers, 1)
+    # A connection of its own: the app's pool may still hold an earlier test's broker.
+    with validate_bot_task.app.connection_for_write(redis.url) as broker:
+        for label in ("hers", "his"):
+            validate_bot_task.apply_async((ids[label],), connection=broker)
+
+    def status(label: str) -> str:
+        return next(v.status for v in _all_versions(cluster_db) if v.id == ids[label])
+
+    wait_for(lambda: status("his") != "pending", 120, "victor's version judged")
+    assert status("hers") == "pending"  # it waits for her turn, whatever the free workers
+    with cluster_db.session() as s:
+        end_turn(s, ids["held"])
+    wait_for(lambda: status("hers") != "pending", 120, "mallory's version judged")
+    assert (status("hers"), status("his")) == ("valid", "valid")
