@@ -30,6 +30,7 @@ from arena.store import (
     StoreError,
     add_bot_version,
     cached_archive,
+    free_rejected_archives,
     pack_directory,
     save_validation_log,
     set_bot_status,
@@ -123,6 +124,17 @@ def register_bot(
         with db.session() as s:
             version = set_bot_status(s, version.id, "valid")
     return version
+
+
+def free_rejected(db: Database, runtime: Runtime, owner_id: int | None = None) -> int:
+    """Free the archives of rejected versions (``owner_id``'s, or everybody's) in the
+    database and this machine's caches, keeping their rows, reasons and logs
+    (``arena.store.storage``); the bytes freed."""
+    with db.session() as s:
+        freed = free_rejected_archives(s, runtime.blobs, owner_id)
+    for digest, _ in freed:
+        shutil.rmtree(runtime.unpack_dir / digest, ignore_errors=True)
+    return sum(size for _, size in freed)
 
 
 def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersion:
