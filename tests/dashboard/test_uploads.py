@@ -127,7 +127,19 @@ def test_another_user_cannot_add_a_version_to_my_bot(alice, db, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "case", ["zip slip", "absolute path", "symlink out", "zip bomb", "file count over the cap"]
+    "case",
+    [
+        "zip slip",
+        "absolute path",
+        "symlink out",
+        "zip bomb",
+        "file count over the cap",
+        "zip64 record hiding entries behind a small end record",
+        "manifest over 64 KiB",
+        "manifest nested 3000 deep",
+        "manifest not UTF-8",
+        "manifest with a number for a string",
+    ],
 )
 def test_a_hostile_zip_is_refused_on_the_page_and_nothing_is_stored(alice, db, case):
     make, fragment = HOSTILE[case]
