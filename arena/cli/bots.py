@@ -98,7 +98,8 @@ def prune() -> None:
     with user_errors():
         runtime, db = runtime_and_db()
         freed = free_rejected(db, runtime)
-    click.echo(f"freed {freed / 2**20:.1f} MiB of rejected versions' archives")
+    size = sum(size for _, size in freed)
+    click.echo(f"freed {plural(len(freed), 'archive')} of rejected versions ({size} bytes)")
 
 
 def _reason(version: BotVersion) -> str:

@@ -126,15 +126,17 @@ def register_bot(
     return version
 
 
-def free_rejected(db: Database, runtime: Runtime, owner_id: int | None = None) -> int:
+def free_rejected(
+    db: Database, runtime: Runtime, owner_id: int | None = None
+) -> list[tuple[str, int]]:
     """Free the archives of rejected versions (``owner_id``'s, or everybody's) in the
     database and this machine's caches, keeping their rows, reasons and logs
-    (``arena.store.storage``); the bytes freed."""
+    (``arena.store.storage``); each freed as (sha256, bytes)."""
     with db.session() as s:
         freed = free_rejected_archives(s, runtime.blobs, owner_id)
     for digest, _ in freed:
         shutil.rmtree(runtime.unpack_dir / digest, ignore_errors=True)
-    return sum(size for _, size in freed)
+    return freed
 
 
 def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersion:
