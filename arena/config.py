@@ -10,6 +10,7 @@ DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
 DEFAULT_SUBMISSIONS_PER_HOUR = 20
 DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minutes is lost
+DEFAULT_STORAGE_QUOTA = 256 * 1024 * 1024  # four uploads at the cap, hundreds of usual bots
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,9 @@ class Settings:
     ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
     ``submissions_per_hour``: uploads per user per hour (``ARENA_SUBMISSIONS_PER_HOUR``);
     ``pending_timeout_s``: seconds after which a version still pending has lost its
-    validation and a sweep starts it again (``ARENA_PENDING_TIMEOUT``)."""
+    validation and a sweep starts it again (``ARENA_PENDING_TIMEOUT``);
+    ``storage_quota``: bytes of archives each user's bots may take in the database
+    (``ARENA_STORAGE_QUOTA``; what counts: ``arena.store.storage``)."""
 
     database_url: str
     data_dir: Path
@@ -35,6 +38,7 @@ class Settings:
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
     pending_timeout_s: float = DEFAULT_PENDING_TIMEOUT_S
+    storage_quota: int = DEFAULT_STORAGE_QUOTA
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -52,6 +56,9 @@ class Settings:
             ),
             pending_timeout_s=_number(
                 env, "ARENA_PENDING_TIMEOUT", float, DEFAULT_PENDING_TIMEOUT_S, minimum=1
+            ),
+            storage_quota=_number(
+                env, "ARENA_STORAGE_QUOTA", int, DEFAULT_STORAGE_QUOTA, minimum=1
             ),
         )
 

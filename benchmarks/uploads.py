@@ -3,7 +3,10 @@
 1. An archive of ENTRIES empty files (a central directory a 64 MiB upload can hold): the
    platform's refusal (from the end record, before the directory is parsed) against what
    merely opening it with ``zipfile`` costs (time and peak Python memory), in this process.
-2. A zip bomb (64 MiB + 1 byte of zeros, ~65 KB compressed): time to refuse it.
+   The same entries behind a zip64 end record (which ``zipfile`` uses) while the plain end
+   record claims 10: the refusal, against what opening it costs.
+2. A zip bomb (64 MiB + 1 byte of zeros, ~65 KB compressed): time to refuse it; a bot whose
+   ``bot.toml`` holds a 16-MiB description (17 KB zipped): time to refuse it.
 3. An ordinary upload (the sample random bot, a zip), through ``submit_version`` on SQLite up
    to the stored pending version (validation not included: it runs in the background): mean
    time per upload, against checking the same archive alone.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import struct
 import tempfile
 import time
 import tracemalloc
@@ -36,6 +40,23 @@ def many_entries(count: int) -> bytes:
         zf.writestr("bot.toml", 'name = "many"\ncommand = ["python3", "bot.py"]\n')
         for i in range(count):
             zf.writestr(f"{i:x}", b"")
+    return buffer.getvalue()
+
+
+def zip64_hiding(data: bytes, claimed: int = 10) -> bytes:
+    """``data`` (over 65,535 entries: ``zipfile`` wrote a zip64 end record, which it reads
+    back) with its plain end record claiming ``claimed`` entries instead of 0xFFFF."""
+    end = len(data) - 22
+    if data[end - 20 : end - 16] != b"PK\x06\x07":
+        raise SystemExit("--entries must be over 65535 for the zip64 case")
+    return data[: end + 8] + struct.pack("<HH", claimed, claimed) + data[end + 12 :]
+
+
+def long_manifest() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        description = "x" * (16 << 20)
+        zf.writestr("bot.toml", f'name = "long"\ncommand = ["a"]\ndescription = "{description}"\n')
     return buffer.getvalue()
 
 
@@ -67,6 +88,21 @@ def open_only(path: Path) -> int:
         return len(zf.infolist())
 
 
+def against_zipfile(label: str, path: Path, tmp: Path) -> None:
+    """Print the refusal's time against opening the archive with ``zipfile`` alone."""
+    refused_s = timed(lambda: refuse(path, tmp), 5)
+    opened_s = timed(lambda: open_only(path))
+    tracemalloc.start()  # (slows what it traces: timed apart)
+    open_only(path)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(
+        f"{label} ({path.stat().st_size / 2**20:.1f} MiB): refused in {refused_s * 1e3:.2f} ms; "
+        f"zipfile alone opens it in {opened_s * 1e3:.0f} ms with {peak / 2**20:.0f} MiB "
+        f"peak ({opened_s / refused_s:.0f}x the refusal's time)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=200_000)
@@ -76,17 +112,11 @@ def main() -> None:
         tmp = Path(tmp_name)
         many = tmp / "many.zip"
         many.write_bytes(many_entries(args.entries))
-        refused_s = timed(lambda: refuse(many, tmp), 5)
-        opened_s = timed(lambda: open_only(many))
-        tracemalloc.start()  # (slows what it traces: timed apart)
-        open_only(many)
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        size = many.stat().st_size / 2**20
-        print(
-            f"1. {args.entries} entries ({size:.1f} MiB): refused in {refused_s * 1e3:.2f} ms; "
-            f"zipfile alone opens it in {opened_s * 1e3:.0f} ms with {peak / 2**20:.0f} MiB "
-            f"peak ({opened_s / refused_s:.0f}x the refusal's time)"
+        against_zipfile(f"1. {args.entries} entries", many, tmp)
+        hiding = tmp / "hiding.zip"
+        hiding.write_bytes(zip64_hiding(many.read_bytes()))
+        against_zipfile(
+            "   the same behind a zip64 record, the end record claiming 10", hiding, tmp
         )
 
         boom = tmp / "bomb.zip"
@@ -95,6 +125,13 @@ def main() -> None:
         print(
             f"2. zip bomb of {boom.stat().st_size / 1024:.0f} KiB unpacking to "
             f"{MAX_UNPACKED_BYTES + 1} bytes: refused in {bomb_s * 1e3:.0f} ms"
+        )
+        long = tmp / "long.zip"
+        long.write_bytes(long_manifest())
+        long_s = timed(lambda: refuse(long, tmp), 3)
+        print(
+            f"   a bot.toml of 16 MiB ({long.stat().st_size / 1024:.0f} KiB zipped): "
+            f"refused in {long_s * 1e3:.0f} ms"
         )
 
         url = f"sqlite:///{tmp}/bench.db"

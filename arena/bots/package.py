@@ -3,8 +3,11 @@
 Archives are unpacked defensively into a folder named by the archive's sha256: only plain
 files and folders (no links, devices or fifos), no absolute or escaping paths, no duplicate or
 control-character names, no encryption, only stored or deflated entries, at most
-``MAX_FILES`` entries (read from the archive's end record before the central directory is
-parsed) and a size cap counted on the bytes actually written, whatever the headers claim.
+``MAX_FILES`` entries (both end records, plain and zip64, must agree, and the central
+directory is walked, and refused at the first entry over the cap, before ``zipfile`` parses
+it) and a size cap counted on the bytes actually written, whatever the headers claim.
+``bot.toml`` is at most ``MAX_MANIFEST_BYTES`` of UTF-8 TOML; it is parsed once, when a bot
+is registered, and the stored manifest is what starts it in every match.
 Error messages name the archive as ``shown`` (the user's own file name), never the platform's
 own folders.
 """
@@ -21,7 +24,7 @@ import tempfile
 import tomllib
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from arena.bots.house import HOUSE_BOTS
@@ -30,16 +33,19 @@ from arena.text import reads_as_house
 MANIFEST = "bot.toml"
 MAX_UNPACKED_BYTES = 64 * 1024 * 1024
 MAX_FILES = 5000
+MAX_MANIFEST_BYTES = 64 * 1024  # a name, a version, a command and a description fit easily
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")  # shown everywhere: no markup
 _KEYS = {"name", "version", "command", "language", "runtime", "description", "protocol"}
+_TEXT_KEYS = ("language", "runtime", "description")
 # How the platform talks to the bot: callbreak.v1 over gRPC, or the Bhoos "Smart Bots"
 # HTTP/JSON protocol (docs/bhoos.md).
 PROTOCOLS = ("grpc", "bhoos-http")
 _METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}  # what every zip tool writes
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_END_RECORD = b"PK\x05\x06"
-_END_MAX = 22 + 0xFFFF  # end-of-central-directory record plus the longest comment
+_END_RECORD_64 = b"PK\x06\x06"
+_END_64_BYTES = 56 + 20  # the zip64 end record and its locator, before the plain end record
+_DIRECTORY_ENTRY = b"PK\x01\x02"
 _MAX_DIRECTORY = MAX_FILES * 1024  # central directory bytes: a name up to ~1000 bytes each
 # What a corrupt archive raises besides BadZipFile: a broken compressed stream (zlib.error,
 # EOFError), a name flagged UTF-8 that is not (UnicodeDecodeError), a "version needed to
@@ -68,6 +74,22 @@ class BotPackage:
     language: str = ""
     runtime: str = ""
     protocol: str = "grpc"
+    manifest: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @classmethod
+    def from_manifest(cls, manifest: dict, root: Path, sha256: str) -> BotPackage:
+        """The package a parsed manifest (``parse_manifest``'s result) describes."""
+        return cls(
+            name=manifest["name"],
+            version=manifest.get("version", "0"),
+            command=tuple(manifest["command"]),
+            root=root,
+            sha256=sha256,
+            language=str(manifest.get("language", "")),
+            runtime=str(manifest.get("runtime", "")),
+            protocol=manifest.get("protocol", "grpc"),
+            manifest=manifest,
+        )
 
     def launch_command(self) -> list[str]:
         """The command to run; ``python``/``python3`` mean the platform's own interpreter,
@@ -76,11 +98,29 @@ class BotPackage:
         return [sys.executable, *rest] if first in ("python", "python3") else [first, *rest]
 
 
+def read_manifest(path: Path, where: str = MANIFEST) -> dict:
+    """Parse the manifest file ``path`` (messages call it ``where``): its size is checked
+    before a byte is read, and it must be UTF-8."""
+    if path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise _too_long(where)
+    try:
+        text = path.read_bytes().decode()
+    except UnicodeDecodeError as exc:
+        raise PackageError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    return parse_manifest(text, where)
+
+
 def parse_manifest(text: str, where: str = MANIFEST) -> dict:
+    """The manifest's keys, checked; anything wrong (too long, not TOML, nested too deep for
+    the parser, an unknown key, a wrong type) is one ``PackageError`` naming ``where``."""
+    if len(text.encode(errors="replace")) > MAX_MANIFEST_BYTES:
+        raise _too_long(where)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PackageError(f"{where}: not valid TOML ({exc})") from None
+    except RecursionError:  # tomllib recurses once per nested array or table
+        raise PackageError(f"{where}: not valid TOML (nested too deeply)") from None
     unknown = set(data) - _KEYS
     if unknown:
         allowed = ", ".join(sorted(_KEYS))
@@ -109,7 +149,16 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
         raise PackageError(
             f"{where}: unknown protocol {protocol!r} (choose one of: {', '.join(PROTOCOLS)})"
         )
+    if wrong := [key for key in _TEXT_KEYS if not isinstance(data.get(key, ""), str)]:
+        raise PackageError(f"{where}: {', '.join(wrong)} must be a string")
     return data
+
+
+def _too_long(where: str) -> PackageError:
+    return PackageError(
+        f"{where}: longer than {MAX_MANIFEST_BYTES} bytes; keep it to the bot's name, version, "
+        "command and a short description"
+    )
 
 
 def load_package(
@@ -117,43 +166,40 @@ def load_package(
     unpack_dir: Path | None = None,
     max_bytes: int = MAX_UNPACKED_BYTES,
     shown: str | None = None,
+    manifest: dict | None = None,
 ) -> BotPackage:
     """Read a bot directory, or unpack a zip into ``unpack_dir`` first; messages call it
-    ``shown`` (what the user gave; default: its path), never the cache's folders."""
+    ``shown`` (what the user gave; default: its path), never the cache's folders.
+    ``manifest``: the one parsed when the bot was registered (``bot.toml`` is not read
+    again)."""
     path = Path(path)
     shown = shown or str(path)
     if path.is_dir():
-        return _from_dir(path.resolve(), _dir_digest(path), shown, str(Path(shown) / MANIFEST))
-    if not path.is_file():
+        root, digest, where = path.resolve(), _dir_digest(path), str(Path(shown) / MANIFEST)
+    elif not path.is_file():
         raise PackageError(f"{shown}: no such bot directory or archive")
-    if not zipfile.is_zipfile(path):
+    elif not zipfile.is_zipfile(path):
         raise PackageError(f"{shown}: not a directory or a zip archive")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    target = Path(unpack_dir or path.parent / ".bots") / digest
-    if not (target / ".complete").exists():
-        _unpack(path, target, max_bytes, shown)
-    root = _bot_root(target)
-    top = "" if root.name == digest else f"{root.name}/"  # its single top folder
-    return _from_dir(root, digest, shown, f"{shown}: {top}{MANIFEST}")
+    else:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        target = Path(unpack_dir or path.parent / ".bots") / digest
+        if not (target / ".complete").exists():
+            _unpack(path, target, max_bytes, shown)
+        root = _bot_root(target)
+        top = "" if root.name == digest else f"{root.name}/"  # its single top folder
+        where = f"{shown}: {top}{MANIFEST}"
+    if manifest is None:
+        manifest = _manifest_in(root, shown, where)
+    return BotPackage.from_manifest(manifest, root, digest)
 
 
-def _from_dir(root: Path, digest: str, shown: str, manifest_shown: str) -> BotPackage:
-    """Errors name ``shown`` (the user's folder or zip) and ``manifest_shown`` (its
-    manifest: ``mybot/bot.toml`` or ``mybot.zip: bot.toml``), not the cache's paths."""
+def _manifest_in(root: Path, shown: str, where: str) -> dict:
+    """Errors name ``shown`` (the user's folder or zip) and ``where`` (its manifest:
+    ``mybot/bot.toml`` or ``mybot.zip: bot.toml``), not the cache's paths."""
     manifest = root / MANIFEST
     if manifest.is_symlink() or not manifest.is_file():
         raise PackageError(f"{shown}: no {MANIFEST} (it must name the bot and its start command)")
-    data = parse_manifest(manifest.read_text(errors="replace"), manifest_shown)
-    return BotPackage(
-        name=data["name"],
-        version=data.get("version", "0"),
-        command=tuple(data["command"]),
-        root=root,
-        sha256=digest,
-        language=str(data.get("language", "")),
-        runtime=str(data.get("runtime", "")),
-        protocol=data.get("protocol", "grpc"),
-    )
+    return read_manifest(manifest, where)
 
 
 def _unpack(archive: Path, target: Path, max_bytes: int, shown: str) -> None:
@@ -186,18 +232,56 @@ def _unpack(archive: Path, target: Path, max_bytes: int, shown: str) -> None:
 
 
 def _check_entry_count(archive: Path, shown: str) -> None:
-    """Refuse an archive with too many entries from its end record, before ``ZipFile``
-    parses the whole central directory into memory (a million tiny entries fit in 64 MiB)."""
+    """Refuse an archive with too many entries before ``ZipFile`` parses its whole central
+    directory into memory (a million tiny entries fit in 64 MiB). Neither end record is
+    trusted: the plain one and the zip64 one must agree, and the directory ``ZipFile`` will
+    read is walked here, stopping at the first entry over the cap."""
     with open(archive, "rb") as f:
-        size = f.seek(0, 2)
-        f.seek(max(0, size - _END_MAX))
-        tail = f.read()
-    at = tail.rfind(_END_RECORD)
-    if at < 0 or len(tail) - at < 22:
-        return  # not a plain zip end: ZipFile reports what is wrong
-    entries, directory_size = struct.unpack("<6xHI", tail[at + 4 : at + 16])
-    if (entries > MAX_FILES and entries != 0xFFFF) or directory_size > _MAX_DIRECTORY:
-        raise PackageError(f"{shown}: more than {MAX_FILES} files")
+        try:
+            # the very function ZipFile calls: the records checked are the ones it will use
+            end = zipfile._EndRecData(f)
+        except (OSError, zipfile.BadZipFile):
+            return  # ZipFile reports what is wrong
+        if end is None:
+            return
+        entries, size, at = end[4], end[5], end[9]
+        f.seek(at)
+        plain = f.read(22)
+        if end[0] == _END_RECORD_64:  # the zip64 record is what ZipFile uses
+            _check_agreement(plain, entries, size, shown)
+            at -= _END_64_BYTES
+        if entries > MAX_FILES or size > _MAX_DIRECTORY:
+            raise PackageError(f"{shown}: more than {MAX_FILES} files")
+        if at < size:
+            return  # ZipFile refuses the offset
+        f.seek(at - size)  # where ZipFile reads it: just before the end records
+        _walk_directory(f.read(size), shown)
+
+
+def _check_agreement(plain: bytes, entries: int, size: int, shown: str) -> None:
+    """The plain end record's counts, where it does not defer to zip64 (all ones), must be
+    the zip64 record's: a small count in front of a huge directory is a trick."""
+    claimed, claimed_size = struct.unpack("<10xHI", plain[:16])
+    if claimed not in (entries, 0xFFFF) or claimed_size not in (size, 0xFFFFFFFF):
+        raise PackageError(
+            f"{shown}: its end records disagree ({claimed} and {entries} entries); "
+            "zip it again with an ordinary zip tool"
+        )
+
+
+def _walk_directory(directory: bytes, shown: str) -> None:
+    """Count the central directory's entries the way ``ZipFile`` reads them, refusing at the
+    first one over the cap (so the work is bounded by the cap, not by the archive)."""
+    total = count = 0
+    while total < len(directory):
+        header = directory[total : total + 46]
+        if len(header) < 46 or header[:4] != _DIRECTORY_ENTRY:
+            return  # ZipFile reports the broken directory
+        count += 1
+        if count > MAX_FILES:
+            raise PackageError(f"{shown}: more than {MAX_FILES} files")
+        name, extra, comment = struct.unpack_from("<HHH", header, 28)
+        total += 46 + name + extra + comment
 
 
 def _check_names(members: list[zipfile.ZipInfo], shown: str) -> None:

@@ -16,7 +16,7 @@ from arena.cli.render import literal
 from arena.store import Bot, BotVersion, list_bots, owners_of
 from arena.submissions import set_retired
 from arena.text import plural, printable
-from arena.tournaments.registry import archive_of, inspect_archive, register_bot
+from arena.tournaments.registry import archive_of, free_rejected, inspect_archive, register_bot
 
 POLL_S = 1.0
 LOG_LINES = 20  # of the validation log, shown when a submitted bot is rejected
@@ -90,6 +90,17 @@ def restore(name: str) -> None:
         _, db = runtime_and_db()
         set_retired(db, name, False)
     click.echo(printable(f"{name} restored: it may be entered in new tournaments"))
+
+
+@bot.command("prune")
+def prune() -> None:
+    """Delete the archives of rejected versions, which are never played again: their
+    versions, reasons and logs stay, and their bytes stop counting toward quotas."""
+    with user_errors():
+        runtime, db = runtime_and_db()
+        freed = free_rejected(db, runtime)
+    size = sum(size for _, size in freed)
+    click.echo(f"freed {plural(len(freed), 'archive')} of rejected versions ({size} bytes)")
 
 
 def _reason(version: BotVersion) -> str:

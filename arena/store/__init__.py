@@ -66,6 +66,7 @@ from arena.store.results import (
     record_result,
     save_rating_snapshot,
 )
+from arena.store.storage import QuotaExceeded, free_rejected_archives, storage_used
 from arena.store.tournaments import (
     TableSpec,
     add_matches,
@@ -101,6 +102,7 @@ __all__ = [
     "LiveRecord",
     "Match",
     "MatchFault",
+    "QuotaExceeded",
     "RatingSnapshot",
     "Replay",
     "StoreError",
@@ -121,6 +123,7 @@ __all__ = [
     "create_user",
     "engine_for",
     "find_bot_version",
+    "free_rejected_archives",
     "game_rows",
     "get_archive",
     "get_match",
@@ -151,6 +154,7 @@ __all__ = [
     "set_bot_status",
     "set_tournament_status",
     "sha256_hex",
+    "storage_used",
     "unsandboxed_count",
     "upgrade",
     "user_for_token",

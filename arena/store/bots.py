@@ -19,8 +19,9 @@ from sqlalchemy.orm import Session, selectinload
 from arena.store.archives import get_archive, put_archive
 from arena.store.blobs import BlobStore, sha256_hex, tree_digest
 from arena.store.errors import StoreError
-from arena.store.models import BOT_STATUSES, Bot, BotLog, BotRejection, BotVersion, User
+from arena.store.models import BOT_STATUSES, Bot, BotArchive, BotLog, BotRejection, BotVersion, User
 from arena.store.names import refuse_lookalike
+from arena.store.storage import check_quota
 from arena.text import name_key
 
 
@@ -32,14 +33,19 @@ def add_bot_version(
     status: str = "pending",
     reason: str = "",
     owner: User | None = None,
+    quota: int | None = None,
 ) -> BotVersion:
-    """Store the archive and register it as ``manifest["name"]@manifest["version"]``."""
+    """Store the archive and register it as ``manifest["name"]@manifest["version"]``.
+    ``quota``: bytes the owner's bots may take (``arena.store.storage``); an archive that
+    would pass it is refused (``QuotaExceeded``) before anything is stored."""
     _check_status(status)
     digest, tree = sha256_hex(archive_bytes), tree_digest(archive_bytes)
     name, version = _identity(manifest)
     if (existing := _same_files(s, digest, tree, name, version)) is not None:
         return existing
     taken = _taken(s, name, version, owner)
+    if owner is not None and quota is not None:
+        check_quota(s, owner.id, len(archive_bytes), quota)
     put_archive(s, archive_bytes)  # same transaction: a row never lacks its archive
     blobs.put(archive_bytes)  # this machine's cache, which will run it first
     if taken is not None:  # rejected: the fixed upload takes its number
@@ -75,7 +81,9 @@ def _same_files(s: Session, digest: str, tree: str, name: str, version: str) -> 
         return row
     query = select(BotVersion).join(Bot).where(Bot.name == name, BotVersion.version == version)
     row = s.scalar(query.where(BotVersion.tree_sha256.is_(None)))
-    if row is not None and tree_digest(get_archive(s, row.sha256)) == tree:
+    if row is None or not _archive_stored(s, row.sha256):  # a rejected one's may be freed
+        return None
+    if tree_digest(get_archive(s, row.sha256)) == tree:
         row.tree_sha256 = tree
         return row
     return None
@@ -119,6 +127,10 @@ def _bot_named(s: Session, name: str, owner: User | None) -> Bot:
                 raise
     _refuse_foreign(bot, owner)
     return bot
+
+
+def _archive_stored(s: Session, digest: str) -> bool:
+    return s.scalar(select(BotArchive.sha256).where(BotArchive.sha256 == digest)) is not None
 
 
 def _by_sha(s: Session, digest: str) -> BotVersion | None:

@@ -10,13 +10,21 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.bots.sandbox import SandboxUnavailable, resolve_mode
-from arena.store import Bot, Database, StoreError, Submission, User, add_bot_version
+from arena.store import (
+    Bot,
+    Database,
+    QuotaExceeded,
+    StoreError,
+    Submission,
+    User,
+    add_bot_version,
+)
 from arena.store.models import utcnow
 from arena.submissions.errors import SubmissionError
 from arena.submissions.quota import take_slot
 from arena.submissions.upload import checked_manifest, read_capped, shown_name, single_file_package
 from arena.submissions.validation import EmbeddedValidation, Validator
-from arena.tournaments.registry import Runtime
+from arena.tournaments.registry import Runtime, free_rejected
 
 
 def submit_version(
@@ -56,7 +64,7 @@ def submit_version(
             raise SubmissionError(
                 f"{shown}: its bot.toml names the bot {manifest['name']!r}, not {name!r}"
             )
-        version_id, status = _store(db, runtime, user_id, slot, data, manifest, clock())
+        version_id, status = _store_within_quota(db, runtime, user_id, slot, data, manifest, clock)
     except SubmissionError as exc:
         with db.session() as s:
             s.get(Submission, slot).error = str(exc)
@@ -74,6 +82,25 @@ def _require_sandbox(runtime: Runtime) -> None:
         raise SubmissionError(f"this server cannot run bots now ({exc})", 503) from None
 
 
+def _store_within_quota(
+    db: Database,
+    runtime: Runtime,
+    user_id: int,
+    slot: int,
+    data: bytes,
+    manifest: dict,
+    clock: Callable[[], datetime],
+) -> tuple[int, str]:
+    """Store it; over the storage quota, free the user's rejected archives and try once more
+    (a rejected version is never played: its archive only takes room)."""
+    try:
+        return _store(db, runtime, user_id, slot, data, manifest, clock())
+    except SubmissionError as exc:
+        if exc.status != 413 or not free_rejected(db, runtime, user_id):
+            raise
+    return _store(db, runtime, user_id, slot, data, manifest, clock())
+
+
 def _store(
     db: Database,
     runtime: Runtime,
@@ -87,11 +114,14 @@ def _store(
         with db.session() as s:
             user = s.get(User, user_id)
             check_owner(s, user_id, manifest["name"])
-            version = add_bot_version(s, runtime.blobs, data, manifest, owner=user)
+            quota = runtime.settings.storage_quota
+            version = add_bot_version(s, runtime.blobs, data, manifest, owner=user, quota=quota)
             s.get(Submission, slot).bot_version_id = version.id
             if version.status == "pending":  # validated (again) from now: the sweep waits
                 version.validation_started_at = now
             return version.id, version.status
+    except QuotaExceeded as exc:
+        raise SubmissionError(str(exc), 413) from None
     except StoreError as exc:  # a version string reused, or a race for a new bot name
         with db.session(read_only=True) as s:
             check_owner(s, user_id, manifest["name"])

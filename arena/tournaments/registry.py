@@ -16,7 +16,7 @@ from pathlib import Path
 
 from arena.bots.house.names import house_player, parse_house
 from arena.bots.limits import DEFAULT_LIMITS, Limits
-from arena.bots.package import MANIFEST, BotPackage, PackageError, load_package, parse_manifest
+from arena.bots.package import BotPackage, PackageError, load_package
 from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.runtimes import runtime_problem
@@ -31,6 +31,7 @@ from arena.store import (
     StoreError,
     add_bot_version,
     cached_archive,
+    free_rejected_archives,
     pack_directory,
     save_validation_log,
     set_bot_status,
@@ -83,25 +84,29 @@ def archive_of(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def unpack(runtime: Runtime, archive: bytes, shown: str = "the bot's archive") -> BotPackage:
+def unpack(
+    runtime: Runtime, archive: bytes, shown: str = "the bot's archive", manifest: dict | None = None
+) -> BotPackage:
     """Check and unpack an archive the way the platform will run it; messages call it
-    ``shown``."""
-    return _unpack_into(runtime.unpack_dir, archive, shown)
+    ``shown``. ``manifest``: the stored one (a stored version's ``bot.toml`` was parsed when
+    it was registered, and is not parsed again)."""
+    return _unpack_into(runtime.unpack_dir, archive, shown, manifest)
 
 
 def inspect_archive(archive: bytes, shown: str) -> dict:
     """The manifest of an archive checked and unpacked as the platform will run it, in a
     folder removed again (a refused upload leaves nothing behind)."""
     with tempfile.TemporaryDirectory(prefix="arena-inspect-") as tmp:
-        package = _unpack_into(Path(tmp), archive, shown)
-        return parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
+        return _unpack_into(Path(tmp), archive, shown).manifest
 
 
-def _unpack_into(folder: Path, archive: bytes, shown: str) -> BotPackage:
+def _unpack_into(
+    folder: Path, archive: bytes, shown: str, manifest: dict | None = None
+) -> BotPackage:
     with tempfile.TemporaryDirectory() as tmp:
         zip_path = Path(tmp) / "bot.zip"
         zip_path.write_bytes(archive)
-        return load_package(zip_path, folder, shown=shown)
+        return load_package(zip_path, folder, shown=shown, manifest=manifest)
 
 
 def register_bot(
@@ -114,8 +119,7 @@ def register_bot(
     archive = archive_of(path)
     if Path(path).is_dir():
         load_package(path)  # a folder's errors name its own files (mybot/bot.toml)
-    package = unpack(runtime, archive, str(path))
-    manifest = parse_manifest((package.root / MANIFEST).read_text(errors="replace"))
+    manifest = unpack(runtime, archive, str(path)).manifest  # parsed here, once, and stored
     with db.session() as s:
         version = add_bot_version(s, runtime.blobs, archive, manifest)
     if version.status == "pending" and validate:
@@ -124,6 +128,19 @@ def register_bot(
         with db.session() as s:
             version = set_bot_status(s, version.id, "valid")
     return version
+
+
+def free_rejected(
+    db: Database, runtime: Runtime, owner_id: int | None = None
+) -> list[tuple[str, int]]:
+    """Free the archives of rejected versions (``owner_id``'s, or everybody's) in the
+    database and this machine's caches, keeping their rows, reasons and logs
+    (``arena.store.storage``); each freed as (sha256, bytes)."""
+    with db.session() as s:
+        freed = free_rejected_archives(s, runtime.blobs, owner_id)
+    for digest, _ in freed:
+        shutil.rmtree(runtime.unpack_dir / digest, ignore_errors=True)
+    return freed
 
 
 def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersion:
@@ -136,9 +153,10 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
         if version.status != "pending":
             return version
         archive = cached_archive(s, runtime.blobs, version.sha256)
+    package = unpack(runtime, archive, manifest=version.manifest)
     log_dir = runtime.log_dir("validation", f"{version_id}-{secrets.token_hex(4)}")
     try:
-        reason = validation_problem(runtime, unpack(runtime, archive), log_dir)
+        reason = validation_problem(runtime, package, log_dir)
         log = validation_log_text(log_dir)
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)
@@ -211,7 +229,8 @@ def player_for(
     if kind is not None:
         return house_player(kind, seed, version.bot.name)  # one name in every output
     with db.session(read_only=True) as s:
-        package = unpack(runtime, cached_archive(s, runtime.blobs, version.sha256))
+        archive = cached_archive(s, runtime.blobs, version.sha256)
+    package = unpack(runtime, archive, manifest=version.manifest)
     return ProcessPlayer(
         package, version.ref, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir
     )

@@ -6,6 +6,7 @@ with the reason on the page and nothing stored."""
 from __future__ import annotations
 
 import io
+import os
 import time
 
 import pytest
@@ -127,7 +128,19 @@ def test_another_user_cannot_add_a_version_to_my_bot(alice, db, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "case", ["zip slip", "absolute path", "symlink out", "zip bomb", "file count over the cap"]
+    "case",
+    [
+        "zip slip",
+        "absolute path",
+        "symlink out",
+        "zip bomb",
+        "file count over the cap",
+        "zip64 record hiding entries behind a small end record",
+        "manifest over 64 KiB",
+        "manifest nested 3000 deep",
+        "manifest not UTF-8",
+        "manifest with a number for a string",
+    ],
 )
 def test_a_hostile_zip_is_refused_on_the_page_and_nothing_is_stored(alice, db, case):
     make, fragment = HOSTILE[case]
@@ -151,4 +164,24 @@ def test_an_upload_over_the_cap_is_refused_before_it_is_read(db, site):
     # any form: the length alone refuses it, before the body (or its CSRF token) is read
     answer = client.post("/login", data={"name": "x" * 300_000})
     assert answer.status_code == 413
+    assert counts(db) == before
+
+
+def test_an_upload_past_the_storage_quota_is_refused_on_the_page(db, site, monkeypatch):
+    """413 with what is used, the quota and what to do; nothing of it stored."""
+    monkeypatch.setattr("dashboard.submitting.validator", lambda: lambda vid, manifest: None)
+    small = with_settings(site.runtime, storage_quota=1 << 20)
+    client = create_app(db, small, TESTING=True).test_client()
+    make_user(db, "dan")
+    log_in(client, "dan")
+    weights = ("weights.bin", os.urandom(600_000))
+    first = build(("bot.toml", b'name = "big"\nversion = "1"\ncommand = ["a"]\n'), weights)
+    assert upload(client, archive=("big1.zip", first)).status_code == 303
+    before = counts(db)
+    second = build(("bot.toml", b'name = "big"\nversion = "2"\ncommand = ["a"]\n'), weights)
+    answer = upload(client, archive=("big2.zip", second))
+    text = answer.get_data(as_text=True)
+    assert answer.status_code == 413, text[-500:]
+    assert "storage quota: your bots&#39; archives take 0.6 MiB of your 1.0 MiB" in text
+    assert "ask an organiser for a larger quota (ARENA_STORAGE_QUOTA)" in text
     assert counts(db) == before

@@ -13,7 +13,13 @@ from collections.abc import Callable
 
 import pytest
 
-from arena.bots.package import MAX_FILES, MAX_UNPACKED_BYTES
+from arena.bots.package import (
+    MAX_FILES,
+    MAX_MANIFEST_BYTES,
+    MAX_UNPACKED_BYTES,
+    PackageError,
+    load_package,
+)
 from arena.submissions import SubmissionError, submit_version
 from arena.submissions.upload import shown_name
 from tests.services.conftest import MANIFEST, SAMPLE_BOTS
@@ -22,6 +28,7 @@ from tests.submissions.conftest import (
     assert_nothing_stored,
     submissions,
     with_settings,
+    zip_of,
 )
 
 TOML = MANIFEST.format(name="hostile", version="1.0").encode()
@@ -81,6 +88,29 @@ def many_files() -> bytes:
     return build(("bot.toml", TOML), *((f"f/{i}", b"") for i in range(MAX_FILES)))
 
 
+def zip64_end(data: bytes, plain: int = 0xFFFF, zip64: int | None = None) -> bytes:
+    """``data`` (a zip without a comment) ended as zip64 writers end one: a zip64 end record
+    and its locator before the plain end record. ``zip64``: the count the zip64 record
+    claims (default: the true one); ``plain``: the plain record's (default 0xFFFF: "see the
+    zip64 record"). Its directory size is the true one (what ``zipfile`` reads)."""
+    end = len(data) - 22
+    entries, size, offset = struct.unpack_from("<10xHII", data, end)
+    count = entries if zip64 is None else zip64
+    record = struct.pack(
+        "<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, size, offset
+    )
+    locator = struct.pack("<4sIQI", b"PK\x06\x07", 0, end, 1)
+    plain_size = 0xFFFFFFFF if plain == 0xFFFF else size
+    plain_end = struct.pack(
+        "<4s4H2IH", b"PK\x05\x06", 0, 0, plain, plain, plain_size, 0xFFFFFFFF, 0
+    )
+    return data[:end] + record + locator + plain_end
+
+
+def manifest_zip(text: bytes) -> bytes:
+    return build(("bot.toml", text), ("bot.py", BOT))
+
+
 HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "zip slip": (lambda: build(("bot.toml", TOML), ("../evil.py", b"x")), "escapes"),
     "zip slip inside a folder": (
@@ -125,6 +155,34 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "zip bomb": (lambda: bomb(), f"unpacks to more than the size limit ({MAX_UNPACKED_BYTES}"),
     "zip bomb with a lying header size": (lambda: bomb(claimed=100), "cannot unpack"),
     "file count over the cap": (many_files, f"more than {MAX_FILES} files"),
+    "zip64 record hiding entries behind a small end record": (
+        lambda: zip64_end(many_files(), plain=10),
+        f"its end records disagree (10 and {MAX_FILES + 1} entries)",
+    ),
+    "zip64 and end records both lying about the count": (
+        lambda: zip64_end(many_files(), plain=10, zip64=10),
+        f"more than {MAX_FILES} files",
+    ),
+    "end record lying about the count": (
+        lambda: _plain_count(many_files(), 10),
+        f"more than {MAX_FILES} files",
+    ),
+    "manifest over 64 KiB": (
+        lambda: manifest_zip(TOML + b'description = "' + b"x" * (16 << 20) + b'"\n'),
+        f"bot.toml: longer than {MAX_MANIFEST_BYTES} bytes",
+    ),
+    "manifest nested 3000 deep": (
+        lambda: manifest_zip(TOML + b"description = " + b"[" * 3000 + b"]" * 3000 + b"\n"),
+        "bot.toml: not valid TOML (nested too deeply)",
+    ),
+    "manifest not UTF-8": (
+        lambda: manifest_zip(TOML + b'description = "caf\xe9"\n'),
+        "bot.toml: not UTF-8 text",
+    ),
+    "manifest with a number for a string": (
+        lambda: manifest_zip(TOML + b"language = 3\n"),
+        "bot.toml: language must be a string",
+    ),
     "folders nested past the path limit": (
         lambda: build(("bot.toml", TOML), ("d/" * 2100 + "x", b"x")),
         "cannot unpack",
@@ -133,6 +191,12 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "no manifest": (lambda: build(("bot.py", BOT)), "no bot.toml"),
     "manifest that is not TOML": (lambda: build(("bot.toml", b"name = \n")), "not valid TOML"),
 }
+
+
+def _plain_count(data: bytes, count: int) -> bytes:
+    """A zip whose (plain, only) end record claims ``count`` entries."""
+    end = len(data) - 22
+    return data[: end + 8] + struct.pack("<HH", count, count) + data[end + 12 :]
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
@@ -204,3 +268,57 @@ def test_an_upload_of_exactly_the_cap_is_read(db, store_runtime, alice, recorder
 )
 def test_messages_show_only_the_last_part_of_the_file_name_printable_and_short(sent, shown):
     assert shown_name(sent) == shown
+
+
+class CountingZipFile(zipfile.ZipFile):
+    """``zipfile.ZipFile``, counting how often one is opened."""
+
+    opened = 0
+
+    def __init__(self, *args, **kwargs) -> None:
+        type(self).opened += 1
+        super().__init__(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "zip64 record hiding entries behind a small end record",
+        "zip64 and end records both lying about the count",
+        "end record lying about the count",
+    ],
+)
+def test_an_archive_lying_about_its_entries_is_refused_before_zipfile_reads_it(
+    tmp_path, monkeypatch, case
+):
+    """``zipfile`` would parse every entry of the directory (300,000 took 13 s): the check
+    refuses before any ``ZipFile`` is made, whichever end record lies."""
+    make, fragment = HOSTILE[case]
+    path = tmp_path / "evil.zip"
+    path.write_bytes(make())
+    with zipfile.ZipFile(path) as zf:  # what zipfile itself would find: past the cap
+        assert len(zf.infolist()) == MAX_FILES + 1
+    monkeypatch.setattr(zipfile, "ZipFile", CountingZipFile)
+    with pytest.raises(PackageError) as err:
+        load_package(path, tmp_path / "unpacked", shown="evil.zip")
+    assert str(err.value).startswith("evil.zip: ") and fragment in str(err.value)
+    assert CountingZipFile.opened == 0
+
+
+def test_end_records_that_disagree_are_refused_even_under_the_cap(tmp_path):
+    path = tmp_path / "odd.zip"
+    honest = manifest_zip(TOML)
+    path.write_bytes(zip64_end(honest, plain=3, zip64=2))
+    with pytest.raises(PackageError, match=r"odd.zip: its end records disagree \(3 and 2 "):
+        load_package(path, tmp_path / "unpacked", shown="odd.zip")
+
+
+def test_an_honest_zip64_archive_of_a_bot_is_accepted(tmp_path):
+    """What zip64 writers produce (a zip64 end record, the plain one deferring to it)."""
+    path = tmp_path / "random64.zip"
+    path.write_bytes(zip64_end(zip_of(SAMPLE_BOTS / "random")))
+    with zipfile.ZipFile(path) as zf:
+        assert zf.testzip() is None
+    package = load_package(path, tmp_path / "unpacked", shown="random64.zip")
+    assert (package.name, package.command) == ("random", ("python3", "bot.py"))
+    assert (package.root / "bot.py").is_file()
