@@ -112,8 +112,8 @@ def _unpack_into(
 def register_bot(
     db: Database, runtime: Runtime, path: Path, *, validate: bool = True
 ) -> BotVersion:
-    """Store a bot and judge it by its validation match (one game among house bots) (``validate=False``
-    trusts it without one)."""
+    """Store a bot and judge it by its validation match, one game among house bots
+    (``validate=False`` trusts it without one)."""
     if validate:
         resolve_mode(runtime.policy)  # no usable sandbox: refuse before storing anything
     archive = archive_of(path)
