@@ -4,6 +4,7 @@ others, and a request that comes in too slowly is answered 408 and closed."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import urllib.request
@@ -59,10 +60,8 @@ class Trickle:
     def _run(self) -> None:
         while not self.stop.wait(self.every_s):
             for sock in self.socks:
-                try:
-                    sock.send(b"a" if sock.fileno() >= 0 else b"")
-                except OSError:
-                    pass  # closed by the server: what the deadline tests wait for
+                with contextlib.suppress(OSError):  # closed by the server: the deadline tests
+                    sock.send(b"a")
 
     def __enter__(self) -> Trickle:
         self.thread.start()
@@ -93,7 +92,6 @@ def test_a_page_answers_while_more_slow_clients_than_threads_trickle(tmp_path):
         slow.open(BODY, 20)
         page = urllib.request.urlopen(f"http://127.0.0.1:{port}/tournaments/", timeout=60)
         assert page.status == 200 and "No tournaments yet" in page.read().decode()
-        assert all(s.fileno() >= 0 for s in slow.socks)  # the slow ones are still being read
 
 
 @pytest.mark.parametrize("start", [HEADERS, BODY], ids=["headers", "body"])
