@@ -1,12 +1,12 @@
-"""Dashboard response times on a large Postgres database, served by gunicorn on loopback.
+"""Dashboard response times on a large Postgres database, served on loopback.
 
 Fills a private schema with ``--games`` four-player games (default 100,000: 25,000 matches
 of 4 games) among 50 bots, spread over ``--tournaments`` finished tournaments, with faults
 in ~3 % of the matches, a rating snapshot per tournament and the replay of a real match
 (house bots, 4 games of 5 deals) stored for the newest ``--replays`` matches. Rows are bulk
 inserted (``record_result`` one match at a time would take minutes, and is measured by
-benchmarks/store.py). Then it starts ``gunicorn 'dashboard:create_app()'`` (2 workers) on
-that database, warms each worker's standings cache, and prints p50/p95 over ``--requests``
+benchmarks/store.py). Then it starts ``arena dashboard`` (``--workers`` threads) on
+that database, warms its standings cache, and prints p50/p95 over ``--requests``
 sequential requests for each page. Target: p95 <= 50 ms.
 
 Run: python benchmarks/dashboard.py [--games N] [--tournaments T] [--requests R] [--postgres URL]
@@ -165,7 +165,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(url: URL, workers: int) -> Iterator[str]:
+def arena_dashboard(url: URL, workers: int) -> Iterator[str]:
     port = free_port()
     env = dict(
         os.environ,
@@ -175,14 +175,14 @@ def gunicorn(url: URL, workers: int) -> Iterator[str]:
     cmd = [
         sys.executable,
         "-m",
-        "gunicorn",
-        "-w",
+        "arena",
+        "dashboard",
+        "--port",
+        str(port),
+        "--workers",
         str(workers),
-        "-b",
-        f"127.0.0.1:{port}",
-        "dashboard:create_app()",
     ]
-    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
@@ -205,14 +205,13 @@ def fetch_ms(url: str) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def measure(base: str, pages: dict[str, str], requests: int, workers: int) -> None:
-    """Cold: the first request (fits the standings); then p50/p95 once every worker is warm."""
+def measure(base: str, pages: dict[str, str], requests: int) -> None:
+    """Cold: the first request (fits the standings); then p50/p95 once the cache is warm."""
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"{'page':<34} {'cold ms':>9} {'p50 ms':>8} {'p95 ms':>8}")
     for name, path in pages.items():
         cold = fetch_ms(base + path)
-        for _ in range(4 * workers):  # every worker fits its own cache once
-            fetch_ms(base + path)
+        fetch_ms(base + path)
         times = np.array([fetch_ms(base + path) for _ in range(requests)])
         p50, p95 = np.percentile(times, [50, 95])
         print(f"{name:<34} {cold:>9.0f} {p50:>8.1f} {p95:>8.1f}")
@@ -225,7 +224,7 @@ def main() -> None:
     parser.add_argument("--tournaments", type=int, default=4)
     parser.add_argument("--replays", type=int, default=2000)
     parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=8, help="threads of arena dashboard")
     parser.add_argument("--postgres", default=DEFAULT_PG)
     args = parser.parse_args()
     with postgres_database(args.postgres) as url, tempfile.TemporaryDirectory() as tmp:
@@ -248,8 +247,8 @@ def main() -> None:
             "replay page": f"/matches/{ids['match']}",
             "API standings": f"/api/v1/tournaments/{ids['tournament']}/standings",
         }
-        with gunicorn(url, args.workers) as base:
-            measure(base, pages, args.requests, args.workers)
+        with arena_dashboard(url, args.workers) as base:
+            measure(base, pages, args.requests)
 
 
 if __name__ == "__main__":

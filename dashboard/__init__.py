@@ -24,6 +24,7 @@ from dashboard.logs import logs
 from dashboard.matches import matches
 from dashboard.organiser import organiser
 from dashboard.submitting import sweep_lost_validations
+from dashboard.targets import IdConverter
 from dashboard.tournaments import tournaments
 from dashboard.uploads import uploads
 
@@ -43,6 +44,7 @@ def create_app(database: Database | None = None, runtime: Runtime | None = None,
     register_filters(app)
     app.add_template_global(line_chart)
     register_errors(app)
+    app.url_map.converters["int"] = IdConverter  # before the routes that use it
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     sweep_lost_validations(app)

@@ -17,6 +17,7 @@ from arena.accounts.tokens import list_tokens, revoke_token_id
 from arena.store import Bot, StoreError, authenticate, create_user, issue_token
 from dashboard.auth import current_user, log_in, log_out, login_required
 from dashboard.db import database
+from dashboard.targets import local_path
 
 accounts = Blueprint("accounts", __name__)
 TOO_MANY = "too many failed log-ins for this account or from this address: try again later"
@@ -25,9 +26,7 @@ TOO_MANY_SIGNUPS = "too many sign-ups from this address in the last hour: try ag
 
 def _next_page() -> str:
     """Where to go after logging in: a path on this site only (never ``//elsewhere``)."""
-    target = request.values.get("next", "")
-    ok = target.startswith("/") and not target.startswith("//") and "\\" not in target
-    return target if ok else url_for("accounts.account")
+    return local_path(request.values.get("next", "")) or url_for("accounts.account")
 
 
 @accounts.route("/signup", methods=["GET", "POST"])

@@ -9,14 +9,15 @@ from sqlalchemy.orm import Session
 from arena.views.cache import Scope
 from arena.views.leaderboard import default_scope
 from arena.views.matches import MatchFilter
+from dashboard.targets import MAX_ID
 
 
 def whole(args: Mapping[str, str], name: str) -> int | None:
     value = args.get(name, "").strip()
     if not value:
         return None
-    if not value.isdigit():
-        raise ValueError(f"{name} must be a whole number, not {value!r}")
+    if not value.isdigit() or int(value) > MAX_ID:
+        raise ValueError(f"{name} must be a whole number below 2^31, not {value!r}")
     return int(value)
 
 

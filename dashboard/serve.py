@@ -1,29 +1,151 @@
-"""Serve the app under gunicorn, the production server, from Python (``arena dashboard``).
+"""Serve the app under waitress with request deadlines (``arena dashboard``).
 
-Each worker builds its own app and database engine after the fork (engines are not
-fork-safe), exactly as ``gunicorn 'dashboard:create_app()'`` does.
+Why waitress: its asynchronous front (one thread polling every socket) reads each request
+whole, headers and body (a large body spooled to a temporary file), before a worker thread
+sees it. A client that sends slowly or stops costs a socket, never a thread, whereas one
+such client holds a gunicorn sync worker for as long as it likes. Waitress's own timeout
+counts from the last byte received, so a client trickling a byte every few seconds is never
+idle; :class:`DeadlineChannel` adds deadlines for a request's headers and for its body.
 """
 
 from __future__ import annotations
 
-from gunicorn.app.base import BaseApplication
+import logging
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
-from dashboard import create_app
+from waitress.channel import HTTPChannel
+from waitress.server import TcpWSGIServer
 
+from arena.config import Settings
+from dashboard.submitting import FORM_SLACK
 
-class Server(BaseApplication):
-    def __init__(self, bind: str, workers: int, threads: int) -> None:
-        self.options = {"bind": bind, "workers": workers, "threads": threads, "accesslog": "-"}
-        super().__init__()
-
-    def load_config(self) -> None:
-        for key, value in self.options.items():
-            self.cfg.set(key, value)
-
-    def load(self):
-        return create_app()
+TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+CONNECTION_LIMIT = 1000  # open sockets; idle and slow ones included (each costs ~10 KiB)
 
 
-def serve(host: str, port: int, workers: int = 2, threads: int = 4) -> None:
-    """Blocks until stopped (Ctrl-C)."""
-    Server(f"{host}:{port}", workers, threads).run()
+@dataclass(frozen=True)
+class Deadlines:
+    """Seconds a client gets: ``header_s`` from a request's first byte to its end of headers,
+    ``body_s`` from there to the body's last byte (a 64-MiB upload needs 1.8 Mbit/s), and
+    ``idle_s`` without sending anything (also between the requests of a kept-alive
+    connection). Checked every ``check_s``."""
+
+    header_s: float = 10.0
+    body_s: float = 300.0
+    idle_s: float = 30.0
+    check_s: float = 1.0
+
+
+class DeadlineChannel(HTTPChannel):
+    """A connection that answers 408 and closes when its request comes in too slowly."""
+
+    started = 0.0  # first byte of the request being received
+    headers_done: float | None = None
+
+    def received(self, data: bytes) -> bool:
+        now = time.monotonic()
+        if self.request is None:
+            self.started, self.headers_done = now, None
+        done = super().received(data)
+        request = self.request
+        if request is not None and request.headers_finished and self.headers_done is None:
+            self.headers_done = now
+        return done
+
+    def overdue(self, now: float) -> bool:
+        """True while an incomplete request has outlived its header or body deadline."""
+        request = self.request
+        if request is None or request.completed or self.requests:
+            return False  # between requests (the idle timeout's case) or being answered
+        deadlines = self.server.deadlines
+        if self.headers_done is None:
+            return now - self.started > deadlines.header_s
+        return now - self.headers_done > deadlines.body_s
+
+    def time_out(self) -> None:
+        with self.outbuf_lock:
+            self.outbufs[-1].append(TIMEOUT)
+            self.current_outbuf_count += len(TIMEOUT)
+            self.total_outbufs_len += len(TIMEOUT)
+        self.close_when_flushed = True
+
+
+class Server(TcpWSGIServer):
+    """Waitress's TCP server whose maintenance (every ``check_s``) also enforces deadlines."""
+
+    channel_class = DeadlineChannel
+
+    def __init__(self, app: Callable, deadlines: Deadlines, **options) -> None:
+        self.deadlines = deadlines
+        super().__init__(app, **options)
+
+    def maintenance(self, now: float) -> None:
+        super().maintenance(now)  # the idle timeout (wall clock, as waitress keeps it)
+        mono = time.monotonic()
+        for channel in list(self.active_channels.values()):
+            if not channel.close_when_flushed and channel.overdue(mono):
+                channel.time_out()
+
+
+def make_server(
+    app: Callable,
+    host: str,
+    port: int,
+    threads: int,
+    deadlines: Deadlines | None = None,
+    trusted_proxy: str | None = None,
+) -> Server:
+    """A bound server for ``app`` (``port`` 0: any free one); ``run()`` serves until stopped.
+    ``trusted_proxy``: the front proxy's address (or ``*``) whose X-Forwarded-For/-Proto
+    headers are believed, so that per-address limits see the real client."""
+    deadlines = deadlines or Deadlines()
+    proxy = {}
+    if trusted_proxy:
+        proxy = {
+            "trusted_proxy": trusted_proxy,
+            "trusted_proxy_count": 1,
+            "trusted_proxy_headers": {"x-forwarded-for", "x-forwarded-proto"},
+        }
+    return Server(
+        AccessLog(app),
+        deadlines,
+        host=host,
+        port=port,
+        threads=threads,
+        connection_limit=CONNECTION_LIMIT,
+        channel_timeout=deadlines.idle_s,
+        cleanup_interval=deadlines.check_s,
+        max_request_body_size=Settings.from_env().max_upload + FORM_SLACK,
+        ident="arena",
+        asyncore_use_poll=True,  # select() stops at fd 1024
+        **proxy,
+    )
+
+
+def serve(host: str, port: int, threads: int, trusted_proxy: str | None = None) -> None:
+    """Blocks until stopped (Ctrl-C or SIGTERM)."""
+    from dashboard import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stdout)
+    make_server(create_app(), host, port, threads, trusted_proxy=trusted_proxy).run()
+
+
+class AccessLog:
+    """One line per answered request on stdout: address, method, path and query, status
+    (never a body, so no password)."""
+
+    def __init__(self, app: Callable) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        def logged(status: str, headers: list, *rest):
+            query = environ.get("QUERY_STRING")
+            target = environ.get("PATH_INFO", "") + (f"?{query}" if query else "")
+            address = environ.get("REMOTE_ADDR", "-")
+            print(f'{address} "{environ["REQUEST_METHOD"]} {target}" {status[:3]}', flush=True)
+            return start_response(status, headers, *rest)
+
+        return self.app(environ, logged)

@@ -11,6 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.config import DEFAULT_MAX_UPLOAD
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
@@ -18,7 +19,7 @@ SERVICES = COMPOSE["services"]
 
 
 def test_the_stack_has_its_services_each_with_a_health_check_or_a_one_shot_job() -> None:
-    assert set(SERVICES) == {"postgres", "redis", "migrate", "worker", "dashboard"}
+    assert set(SERVICES) == {"postgres", "redis", "migrate", "worker", "dashboard", "proxy"}
     for name, service in SERVICES.items():
         assert "healthcheck" in service or service.get("restart") == "no", name
 
@@ -43,7 +44,7 @@ def _check_command(command: list[str]) -> None:
     elif program == "python":
         assert args[0] == "-m" and importlib.util.find_spec(args[1]) is not None, command
     else:  # an image's own tool (postgres, redis) or one our Dockerfile installs
-        assert program in {"redis-server", "pg_isready", "redis-cli", "pgrep"}, command
+        assert program in {"redis-server", "pg_isready", "redis-cli", "pgrep", "curl"}, command
 
 
 def test_every_command_exists() -> None:
@@ -70,10 +71,12 @@ def test_the_dashboard_service_serves_the_real_dashboard_on_the_compose_postgres
     # every option is one `arena dashboard` takes (an unknown one fails before --help)
     result = CliRunner().invoke(main, [*command[1:], "--help"])
     assert result.exit_code == 0, result.output
-    # listens on every interface of its container, on the port published and health-checked
+    # listens on every interface of its container, on the port exposed and health-checked,
+    # published only through the proxy (so trusting any proxy's X-Forwarded-For is safe)
     port = command[command.index("--port") + 1]
     assert command[command.index("--host") + 1] == "0.0.0.0"
-    assert dashboard["ports"] == [f"{port}:{port}"]
+    assert dashboard["expose"] == [port] and "ports" not in dashboard
+    assert command[command.index("--trusted-proxy") + 1] == "*"
     assert f"http://127.0.0.1:{port}/" in dashboard["healthcheck"]["test"][-1]
     env = dashboard["environment"]
     user, password, name = (
@@ -85,3 +88,27 @@ def test_the_dashboard_service_serves_the_real_dashboard_on_the_compose_postgres
     assert env["ARENA_SECRET_KEY"].startswith("${ARENA_SECRET_KEY:?")
     assert "ARENA_SECRET_KEY" not in SERVICES["worker"]["environment"]  # only the web needs it
     assert dashboard["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+
+
+def test_a_buffering_proxy_with_client_deadlines_is_the_only_way_in() -> None:
+    proxy, dashboard = SERVICES["proxy"], SERVICES["dashboard"]
+    assert proxy["image"].startswith("nginx:")
+    assert proxy["depends_on"]["dashboard"]["condition"] == "service_healthy"
+    source, target = proxy["volumes"][0].removesuffix(":ro").split(":")
+    assert target == "/etc/nginx/conf.d/default.conf"
+    conf = (ROOT / source).read_text()
+    code = (line.partition("#")[0].strip() for line in conf.splitlines())
+    lines = [c.removesuffix(";") for c in code if c.endswith(";")]
+    directives = dict(line.split(None, 1) for line in lines)  # the last of a repeated one
+    port = dashboard["command"][dashboard["command"].index("--port") + 1]
+    assert directives["server"] == f"dashboard:{port}"  # the upstream: the dashboard service
+    assert directives["proxy_pass"] == "http://dashboard"
+    assert directives["proxy_request_buffering"] == directives["proxy_buffering"] == "on"
+    for deadline in ("client_header_timeout", "client_body_timeout"):
+        assert directives[deadline].removesuffix("s").isdigit(), deadline
+    # an upload as large as the platform takes gets through (ARENA_MAX_UPLOAD, 64 MiB)
+    assert int(directives["client_max_body_size"].removesuffix("m")) * 2**20 > DEFAULT_MAX_UPLOAD
+    assert "proxy_set_header X-Forwarded-For $remote_addr" in lines  # replaced, not appended
+    listen = directives["listen"]
+    assert proxy["ports"] == [f"{port}:{listen}"]
+    assert "http://127.0.0.1/" in proxy["healthcheck"]["test"]

@@ -3,8 +3,8 @@
 Fitting ratings over 100,000 games takes about a second, so a page never fits: it asks the
 database for the scope's results version (how many matches are done, one indexed count)
 and reuses the fit made for that version. A recorded result bumps the version, which is
-what invalidates the entry; nothing has to notify the dashboard. Each process (each
-gunicorn worker) keeps its own small cache.
+what invalidates the entry; nothing has to notify the dashboard. Each dashboard process
+keeps its own small cache, shared by its threads.
 """
 
 from __future__ import annotations

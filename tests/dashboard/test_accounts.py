@@ -176,7 +176,7 @@ def test_log_in_limits_per_account_and_per_address_hold_across_app_instances(
     monkeypatch.setenv("ARENA_LOGIN_LIMIT", "3,5,900")
     for name in ("ida", "jon", "kim"):
         make_user(db, name)
-    # Two instances on the same database stand for two gunicorn workers.
+    # Two instances on the same database stand for two dashboard processes.
     second = create_app(db, site.runtime, TESTING=True)
     a = {"environ_base": {"REMOTE_ADDR": "10.0.0.1"}}
     b = {"environ_base": {"REMOTE_ADDR": "10.0.0.2"}}
@@ -253,7 +253,7 @@ def test_user_add_makes_the_first_organiser(client, db, site, tmp_path):
 
 
 def test_the_production_server_logs_no_password(db, tmp_path):
-    """`arena dashboard` (gunicorn, access log on) sees a sign-up and two log-ins: its whole
+    """`arena dashboard` (its access log on) sees a sign-up and two log-ins: its whole
     output holds the requests and not the password."""
     from tests.services.test_executor import arena_command
     from tests.workers.conftest import free_port

@@ -1,4 +1,4 @@
-"""``arena dashboard`` serves the CLI's database under gunicorn."""
+"""``arena dashboard`` serves the CLI's database (waitress)."""
 
 from __future__ import annotations
 

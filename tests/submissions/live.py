@@ -1,4 +1,4 @@
-"""A live dashboard for end-to-end tests: ``arena dashboard`` (gunicorn) in a subprocess on a
+"""A live dashboard for end-to-end tests: ``arena dashboard`` (waitress) in a subprocess on a
 free port, on the test's database, and ``arena bot submit`` run as a contestant would."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``arena bot submit`` against a live dashboard (gunicorn) validating in its own background
+"""``arena bot submit`` against a live dashboard (waitress) validating in its own background
 thread with real sandboxed bots: the verdict is waited for and printed, a rejection exits 1
 with the reason and the end of the bot's log, and every way to fail says what to do in one
 line. SQLite and Postgres."""
