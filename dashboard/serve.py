@@ -17,7 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
+from waitress.task import ErrorTask, Task, WSGITask
+from waitress.utilities import RequestEntityTooLarge
 
 from arena.config import Settings
 from dashboard.submitting import FORM_SLACK
@@ -39,8 +42,24 @@ class Deadlines:
     check_s: float = 1.0
 
 
+def _error_task(channel: HTTPChannel, request: HTTPRequestParser) -> Task:
+    """The task for a request waitress refused while reading it. One refused for the length
+    it declares is answered by the app all the same, with an empty body: the app's answer
+    says why (an upload over ``ARENA_MAX_UPLOAD``, a bad token), where waitress's own 413
+    says nothing; ``arena bot submit`` reads it by sending the headers alone again. The
+    connection closes after, its body unread."""
+    declared = isinstance(request.error, RequestEntityTooLarge) and not request.chunked
+    if not (declared and request.content_length > 0):
+        return ErrorTask(channel, request)
+    task = WSGITask(channel, request)
+    task.set_close_on_finish()
+    return task
+
+
 class DeadlineChannel(HTTPChannel):
     """A connection that answers 408 and closes when its request comes in too slowly."""
+
+    error_task_class = staticmethod(_error_task)
 
     started = 0.0  # first byte of the request being received
     headers_done: float | None = None
