@@ -10,7 +10,7 @@ from arena.game import RULESETS
 from arena.ratings import DEFAULT_MODEL, MODELS
 from arena.referee import Clock
 from arena.store import StoreError, get_tournament
-from arena.tournaments.background import start_run, stop_run
+from arena.tournaments.background import MatchQueue, start_run, stop_run
 from arena.tournaments.create import new_tournament
 from arena.views.entrants import entrant_choices
 from dashboard.auth import admin_required
@@ -96,7 +96,19 @@ def create():
 @organiser.post("/<int:tournament_id>/start")
 @admin_required
 def start(tournament_id: int):
-    return _act(tournament_id, lambda: start_run(database(), runtime(), tournament_id), "started")
+    queue = _match_queue()
+    return _act(
+        tournament_id, lambda: start_run(database(), runtime(), tournament_id, queue), "started"
+    )
+
+
+def _match_queue() -> MatchQueue | None:
+    """The workers' queue when a broker is configured; else the start plays in a process."""
+    if not runtime().settings.broker_configured:
+        return None
+    from workers.follow import CeleryMatches  # Celery is loaded only with a broker
+
+    return CeleryMatches()
 
 
 @organiser.post("/<int:tournament_id>/stop")

@@ -49,6 +49,17 @@ def broker_problem(connect: bool = True) -> str | None:
     return None
 
 
+class CeleryMatches:
+    """The Celery backend as the dashboard's start sends to it (a ``MatchQueue`` of
+    ``arena.tournaments.background``)."""
+
+    def problem(self) -> str | None:
+        return broker_problem()
+
+    def send(self, db: Database, tournament_id: int) -> int:
+        return send_matches(db, tournament_id)
+
+
 def send_matches(db: Database, tournament_id: int, resend_after_s: float | None = None) -> int:
     """Send the jobs of the matches not yet sent (or sent that long ago); how many were."""
     with db.session() as s:

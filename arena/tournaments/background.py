@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Protocol
 
 from sqlalchemy import select, update
 
@@ -30,9 +31,22 @@ from arena.store.models import TournamentRun, utcnow
 from arena.tournaments.registry import Runtime
 
 
-def start_run(db: Database, runtime: Runtime, tournament_id: int) -> TournamentRun:
-    """Start playing the tournament in the background; refused while a run is active or
-    once it is done."""
+class MatchQueue(Protocol):
+    """Where a start sends the matches when workers play them (``workers.follow.CeleryMatches``).
+    The caller passes it, so that this layer never imports the workers."""
+
+    def problem(self) -> str | None:
+        """Why the queue cannot take jobs now, in one line; None when it can."""
+
+    def send(self, db: Database, tournament_id: int) -> object:
+        """Send the jobs of the matches not yet sent."""
+
+
+def start_run(
+    db: Database, runtime: Runtime, tournament_id: int, queue: MatchQueue | None = None
+) -> TournamentRun:
+    """Start playing the tournament in the background: its matches sent to ``queue``, or
+    without one in a process of its own; refused while a run is active or once it is done."""
     with db.session() as s:
         tournament = get_tournament(s, tournament_id)
         if tournament.status == "done":
@@ -40,18 +54,16 @@ def start_run(db: Database, runtime: Runtime, tournament_id: int) -> TournamentR
         run = s.get(TournamentRun, tournament_id)
         if run is not None and is_active(run):
             raise StoreError(f"tournament {tournament_id} is running already")
-    if runtime.settings.broker_configured:
-        return _start_celery(db, tournament_id)
+    if queue is not None:
+        return _start_queued(db, tournament_id, queue)
     return _start_process(db, runtime, tournament_id)
 
 
-def _start_celery(db: Database, tournament_id: int) -> TournamentRun:
-    from workers.follow import broker_problem, send_matches  # only with a broker
-
-    if problem := broker_problem():
+def _start_queued(db: Database, tournament_id: int, queue: MatchQueue) -> TournamentRun:
+    if problem := queue.problem():
         raise StoreError(problem)
     _record(db, tournament_id, "celery", None)
-    send_matches(db, tournament_id)
+    queue.send(db, tournament_id)
     with db.session(read_only=True) as s:
         return s.get(TournamentRun, tournament_id)
 
