@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import BinaryIO
@@ -64,7 +65,8 @@ def submit_version(
             raise SubmissionError(
                 f"{shown}: its bot.toml names the bot {manifest['name']!r}, not {name!r}"
             )
-        version_id, status = _store_within_quota(db, runtime, user_id, slot, data, manifest, clock)
+        store = functools.partial(_store, db, runtime, user_id, slot, data, manifest)
+        version_id, status = _within_quota(db, runtime, user_id, lambda: store(clock()))
     except SubmissionError as exc:
         with db.session() as s:
             s.get(Submission, slot).error = str(exc)
@@ -82,23 +84,17 @@ def _require_sandbox(runtime: Runtime) -> None:
         raise SubmissionError(f"this server cannot run bots now ({exc})", 503) from None
 
 
-def _store_within_quota(
-    db: Database,
-    runtime: Runtime,
-    user_id: int,
-    slot: int,
-    data: bytes,
-    manifest: dict,
-    clock: Callable[[], datetime],
+def _within_quota(
+    db: Database, runtime: Runtime, user_id: int, store: Callable[[], tuple[int, str]]
 ) -> tuple[int, str]:
-    """Store it; over the storage quota, free the user's rejected archives and try once more
-    (a rejected version is never played: its archive only takes room)."""
+    """``store()``; over the storage quota, free the user's rejected archives and try once
+    more (a rejected version is never played: its archive only takes room)."""
     try:
-        return _store(db, runtime, user_id, slot, data, manifest, clock())
+        return store()
     except SubmissionError as exc:
         if exc.status != 413 or not free_rejected(db, runtime, user_id):
             raise
-    return _store(db, runtime, user_id, slot, data, manifest, clock())
+    return store()
 
 
 def _store(

@@ -139,6 +139,12 @@ def hand_of(record: dict, game: int, deal: int, entrant: int) -> list[str]:
     return played["deals"][deal]["hands"][played["seats"].index(entrant)].split()
 
 
+def carries(hands: list[list[str]], hand: list[str]) -> bool:
+    """Whether one of ``hands`` holds all of ``hand`` (a page or three that another
+    process cached meanwhile may add cards to what a cache channel reads)."""
+    return any(set(hand) <= set(found) for found in hands)
+
+
 def remembered(log: str) -> dict[tuple[int, str], list[list[str]]]:
     """(game, channel) -> the hands the bot found there, each sorted."""
     found: dict[tuple[int, str], list[list[str]]] = {}
@@ -157,7 +163,7 @@ def test_kernel_memory_bot_carries_nothing_into_later_games(
     assert leftovers == []
     first_hand = sorted(hand_of(record, 0, 0, 0))
     found = remembered(log)
-    assert not any(first_hand in hands for hands in found.values()), log[-3000:]
+    assert not any(carries(hands, first_hand) for hands in found.values()), log[-3000:]
     assert not any(channel.startswith("cache") for _, channel in found), log[-3000:]
     for channel in ("keys", "cache:own", "cache:shared"):  # it tried, in every later game
         tried = re.findall(rf"^(?:REMEMBERED|NOTHING) game (\d+) via {channel}: ", log, re.M)
@@ -176,7 +182,7 @@ def test_control_kernel_memory_bot_remembers_without_the_defences(
     found = remembered(log)
     for game in range(1, GAMES):
         for channel in ("keys", "cache:own", "cache:shared"):
-            assert first_hand in found.get((game, channel), []), (game, channel, log)
+            assert carries(found.get((game, channel), []), first_hand), (game, channel, log)
     assert re.search(r"^OPERATOR KEY SEEN game 1: .*arena-operator-secret", log, re.M), log
 
 
@@ -208,6 +214,10 @@ def test_first_read_faults_on_shared_files_carry_nothing_into_later_games(
 def test_control_first_read_faults_carry_the_hand_without_eviction(
     tmp_path: Path, unsafe_policy
 ) -> None:
+    # Without eviction every such run leaves its pages cached for good: start from a cold
+    # page cache, as a fresh host is, or a region used before reads as noise.
+    need(os.geteuid() == 0, "dropping the page cache needs root")
+    Path("/proc/sys/vm/drop_caches").write_text("1")
     bot = copy_bot_dir(HOSTILE_BOTS / "cache_timing", tmp_path / "bots")
     (bot / "region.txt").write_text(str(secrets.randbelow(10_000)))
     (bot / "region.txt").chmod(0o644)

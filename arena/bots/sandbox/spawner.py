@@ -47,8 +47,8 @@ _PR_SET_PDEATHSIG = 1
 
 
 @functools.cache
-def _prctl() -> Callable[..., int]:
-    return ctypes.CDLL(None, use_errno=True).prctl
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def die_with(parent: int) -> Callable[[], None]:
@@ -60,7 +60,7 @@ def die_with(parent: int) -> Callable[[], None]:
     sandbox running for good. The child asks for SIGKILL on parent death before exec (it is
     kept across the exec of bwrap, which is not set-uid) and quits if the parent has already
     gone. Resolved here, so the forked child only makes two system calls."""
-    prctl, sigkill = _prctl(), int(signal.SIGKILL)
+    prctl, sigkill = _libc().prctl, int(signal.SIGKILL)
 
     def preexec() -> None:
         prctl(_PR_SET_PDEATHSIG, sigkill)
@@ -74,11 +74,6 @@ _KEYCTL = {"x86_64": 250, "aarch64": 219}
 _KEYCTL_JOIN_SESSION_KEYRING = 1
 
 
-@functools.cache
-def _syscall() -> Callable[..., int]:
-    return ctypes.CDLL(None, use_errno=True).syscall
-
-
 def fresh_session_keyring() -> Callable[[], None]:
     """A ``preexec_fn`` step giving the child a new, empty session keyring: otherwise every
     bot would inherit (and, as a possessor, list in /proc/keys) the platform's session
@@ -86,7 +81,7 @@ def fresh_session_keyring() -> Callable[[], None]:
     keyring call (seccomp.py). A host whose container already refuses keyctl has no
     keyring to inherit: the call's failure is then harmless and ignored."""
     number = _KEYCTL.get(platform.machine())
-    syscall = _syscall()
+    syscall = _libc().syscall
 
     def join() -> None:
         if number is not None:

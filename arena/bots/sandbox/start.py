@@ -166,7 +166,7 @@ def _bwrap_plan(
     until_spawned: contextlib.ExitStack,
 ) -> _ExecPlan:
     """bwrap with a bare environment, its arguments (so that host paths do not show up in
-    the sandbox's /proc/1/cmdline) and, as root, its seccomp filter in memfds."""
+    the sandbox's /proc/1/cmdline) and its seccomp filter in memfds."""
     options, command = _bwrap_argv(request, bot_files, inner, env_extra)
     args_fd = _memfd("bwrap-args", b"".join(arg.encode() + b"\0" for arg in options))
     until_spawned.callback(os.close, args_fd)
