@@ -39,8 +39,8 @@ from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from arena.bots.house import HeuristicBot  # noqa: E402
 from arena.game import PAGAT, Game  # noqa: E402
+from arena.house import HeuristicBot  # noqa: E402
 from arena.ratings import fit  # noqa: E402
 from arena.ratings.synthetic import (  # noqa: E402
     covered,

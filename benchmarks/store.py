@@ -30,13 +30,15 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import URL
 
-from arena.bots.inprocess import InProcessPlayer
 from arena.config import Settings
 from arena.game import PAGAT
+from arena.players.inprocess import InProcessPlayer
 from arena.ratings import fit
 from arena.ratings.synthetic import gumbel_games, random_tables
 from arena.referee.match import MatchSpec, play_match
 from arena.referee.result import MatchResult
+from arena.registry import player_for, register_bot
+from arena.runtime import Runtime
 from arena.store import (
     BlobStore,
     Database,
@@ -52,7 +54,6 @@ from arena.store import (
 from arena.store.results import compress_replay
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
-from arena.tournaments.registry import Runtime, player_for, register_bot
 from arena.tournaments.run import match_spec
 
 DEFAULT_PG = os.environ.get(

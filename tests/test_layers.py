@@ -36,5 +36,5 @@ def test_the_core_never_imports_the_workers_or_the_dashboard() -> None:
 
 def test_the_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
-    module.write_text("def f():\n    from workers.follow import send_matches\n")
-    assert imported(module) == [(2, "workers.follow")]
+    module.write_text("def f():\n    from workers.client.matches import send_matches\n")
+    assert imported(module) == [(2, "workers.client.matches")]

@@ -9,15 +9,16 @@ from datetime import timedelta
 from celery import Task
 from celery.signals import worker_init, worker_ready
 
-from arena.bots.sandbox import SandboxPolicy, sweep_leftovers
 from arena.config import Settings
+from arena.registry import validate_stored
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy, sweep_leftovers
 from arena.store import Database, get_match
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
 from arena.tournaments.dispatch import finish_if_over, matches_to_send
 from arena.tournaments.executor import worker_name
-from arena.tournaments.registry import Runtime, validate_stored
 from arena.tournaments.run import play_until_stopped
 from workers.app import app
 
@@ -46,7 +47,7 @@ def _requeue_lost_validations(**_kwargs) -> None:
     """Validation jobs the broker lost (or web processes killed mid-validation): sent again."""
     from arena.submissions import EmbeddedValidation
     from arena.submissions.sweep import requeue_stale
-    from workers.validation import BrokerValidation  # imports this module: not at the top
+    from workers.client.validation import BrokerValidation  # imports this module: not at the top
 
     db, runtime = context()
     timeout = timedelta(seconds=runtime.settings.pending_timeout_s)

@@ -11,13 +11,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.bots.bhoos import relay
-from arena.bots.bhoos.player import BhoosPlayer
-from arena.bots.grpc_player import GrpcPlayer
-from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import BotPackage
-from arena.bots.player import LOG_LINE, BotDied, Event, MatchInfo, Move, Request
-from arena.bots.sandbox import (
+from arena.players.bhoos import relay
+from arena.players.bhoos.player import BhoosPlayer
+from arena.players.grpc_player import GrpcPlayer
+from arena.players.player import LOG_LINE, BotDied, Event, MatchInfo, Move, Request
+from arena.sandbox import (
     SandboxedProcess,
     SandboxError,
     SandboxPolicy,
@@ -26,6 +25,7 @@ from arena.bots.sandbox import (
     launch,
     resolve_mode,
 )
+from arena.sandbox.limits import DEFAULT_LIMITS, Limits
 from arena.text import printable
 
 _EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before reporting

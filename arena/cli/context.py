@@ -10,12 +10,12 @@ import click
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from arena.bots.package import PackageError
-from arena.bots.sandbox import SandboxError
 from arena.config import Settings
+from arena.runtime import Runtime
+from arena.sandbox import SandboxError
 from arena.store import Database, StoreError, normalise_url, upgrade
 from arena.store.db import connection_problem
 from arena.store.migrate import is_up_to_date
-from arena.tournaments.registry import Runtime
 
 USER_ERRORS = (StoreError, PackageError, SandboxError, ValueError)
 

@@ -11,17 +11,17 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.bots.bhoos.player import BhoosPlayer
-from arena.bots.bhoos.wire import plays_bhoos
 from arena.bots.factory import make_player
-from arena.bots.house.names import number_copies
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
 from arena.cli.context import unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
+from arena.house.names import number_copies
+from arena.players.bhoos.player import BhoosPlayer
+from arena.players.bhoos.wire import plays_bhoos
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
+from arena.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
 from arena.text import plural, printable
 
 

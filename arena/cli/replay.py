@@ -11,15 +11,15 @@ from rich.console import Console
 from sqlalchemy import select
 
 from arena.bots.factory import make_player
-from arena.bots.player import BotFault
 from arena.cli.context import runtime_and_db, user_errors
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RecordError, check_game_record, validate_record
+from arena.players.player import BotFault
+from arena.readmodels.decision import load_decision
+from arena.readmodels.records import shown_record
 from arena.referee.moves import checked
 from arena.store import BotVersion, bot_logs, get_match
 from arena.text import plural, printable
-from arena.views.decision import load_decision
-from arena.views.records import shown_record
 
 
 @click.group()
@@ -113,7 +113,7 @@ def _read_record(path: Path) -> dict:
 
 def _stored_record(match_id: int) -> str:
     """A finished tournament match's record from the configured database, as JSON text:
-    the record as anybody may see it (``arena.views.records``), so none before the end."""
+    the record as anybody may see it (``arena.readmodels.records``), so none before the end."""
     with user_errors():
         _, db = runtime_and_db()
         with db.session(read_only=True) as s:

@@ -25,6 +25,7 @@ from arena.cli.render import literal
 from arena.game import RULESETS
 from arena.ratings import DEFAULT_MODEL, MODELS
 from arena.referee import Clock
+from arena.runtime import Runtime
 from arena.store import (
     Database,
     get_tournament,
@@ -37,7 +38,6 @@ from arena.text import plural, printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import extend_tournament
-from arena.tournaments.registry import Runtime
 from arena.tournaments.standings import model_for, scale_note, standings
 
 
@@ -166,7 +166,7 @@ def run(tournament_id: int, workers: int | None, backend: str, detach: bool) -> 
 
 def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bool) -> bool:
     """Send the matches not yet sent, then (unless detached) show progress until done."""
-    from workers.follow import broker_problem, follow, send_matches  # only for this backend
+    from workers.client.matches import broker_problem, follow, send_matches  # only for this backend
 
     if problem := broker_problem():
         raise click.ClickException(problem)

@@ -7,8 +7,8 @@ import socket
 
 import click
 
-from arena.bots.sandbox import resolve_mode
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.sandbox import resolve_mode
 from arena.tournaments.dispatch import DEFAULT_QUEUE
 
 
@@ -31,7 +31,7 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
         runtime_and_db()  # refuse a bad or stale database before taking any job
         resolve_mode()  # and a machine that cannot sandbox bots
         from workers.app import app  # Celery is loaded only for this command
-        from workers.follow import broker_problem
+        from workers.client.matches import broker_problem
 
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)

@@ -26,14 +26,15 @@ from typing import Protocol
 
 from sqlalchemy import select, update
 
+from arena.runtime import Runtime
 from arena.store import Database, Match, StoreError, get_tournament, set_tournament_status
 from arena.store.models import TournamentRun, utcnow
-from arena.tournaments.registry import Runtime
 
 
 class MatchQueue(Protocol):
-    """Where a start sends the matches when workers play them (``workers.follow.CeleryMatches``).
-    The caller passes it, so that this layer never imports the workers."""
+    """Where a start sends the matches when workers play them
+    (``workers.client.matches.CeleryMatches``). The caller passes it, so that this layer
+    never imports the workers."""
 
     def problem(self) -> str | None:
         """Why the queue cannot take jobs now, in one line; None when it can."""

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.synchronize import Event
 
-from arena.bots.sandbox import SandboxPolicy, die_with, resolve_mode, sweep_leftovers
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy, die_with, resolve_mode, sweep_leftovers
 from arena.store import Database, claimable_matches, progress, set_tournament_status
-from arena.tournaments.registry import Runtime
 from arena.tournaments.run import play_until_stopped, run_match
 from arena.tournaments.standings import finish_tournament
 from arena.tournaments.stopping import request_stop

@@ -20,6 +20,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena.game import Ruleset
 from arena.referee import Clock, MatchResult, MatchSpec
 from arena.referee.match import Referee
+from arena.registry import player_for
+from arena.runtime import Runtime
 from arena.store import (
     BotVersion,
     Database,
@@ -33,7 +35,6 @@ from arena.store import (
     save_live_record,
 )
 from arena.tournaments.background import run_under_way
-from arena.tournaments.registry import Runtime, player_for
 from arena.tournaments.standings import snapshot_if_due
 from arena.tournaments.stopping import Stopped, checkpoint, shielded, stop_soon, stoppable
 

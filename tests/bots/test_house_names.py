@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.bots.house.names import HouseName, number_copies, parse_house
 from arena.bots.package import PackageError, parse_manifest
+from arena.house.names import HouseName, number_copies, parse_house
 
 
 @pytest.mark.parametrize(

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.bots.package import load_package
-from arena.bots.player import MatchInfo
 from arena.bots.process_player import ProcessPlayer
 from arena.game import PAGAT
+from arena.players.player import MatchInfo
 from tests.referee.conftest import POLICY, SAMPLE_BOTS, copy_bot_dir
 from tests.support import need_sandbox
 

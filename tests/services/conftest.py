@@ -19,10 +19,11 @@ import pytest
 from sqlalchemy import func, select
 
 from arena.bots.package import MAX_UNPACKED_BYTES
-from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
+from arena.registry import register_bot
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy
 from arena.store import BotVersion, Database, add_bot_version
-from arena.tournaments.registry import Runtime, register_bot
 from tests.store import conftest as store_fixtures
 from tests.support import need_sandbox
 

@@ -14,12 +14,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena.bots.inprocess import InProcessPlayer
 from arena.bots.package import MAX_UNPACKED_BYTES, PackageError
 from arena.bots.process_player import ProcessPlayer
+from arena.players.inprocess import InProcessPlayer
+from arena.registry import house_version, player_for, register_bot
+from arena.registry import validation as registry
+from arena.runtime import Runtime
 from arena.store import Bot, BotArchive, BotVersion, Database, StoreError, find_bot_version
-from arena.tournaments import registry
-from arena.tournaments.registry import Runtime, house_version, player_for, register_bot
 from tests.services.conftest import (
     BAD_BOTS,
     MANIFEST,

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.store import Database, upgrade
-from arena.tournaments.registry import Runtime
 from tests.services.conftest import POLICY
 from tests.services.test_executor import arena_command
 from tests.store.conftest import pg_schema
