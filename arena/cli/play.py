@@ -17,7 +17,7 @@ from arena.bots.process_player import ProcessPlayer
 from arena.cli.context import unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
-from arena.house.names import number_copies
+from arena.house.names import UnknownHouseBot, number_copies
 from arena.players.bhoos.player import BhoosPlayer
 from arena.players.bhoos.wire import plays_bhoos
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
@@ -75,7 +75,7 @@ def play(
         if any(isinstance(p, ProcessPlayer) for p in players):
             resolve_mode()  # refuses here, in one line, when there is no sandbox
         _check_bhoos(players, ruleset)
-    except (PackageError, SandboxError) as exc:
+    except (PackageError, UnknownHouseBot, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
     spec = MatchSpec(
         f"play-{secrets.token_hex(4)}", ruleset, seed, games, Clock(decision_ms, bank_ms)

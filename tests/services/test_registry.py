@@ -16,6 +16,7 @@ from sqlalchemy import select
 
 from arena.bots.package import MAX_UNPACKED_BYTES, PackageError
 from arena.bots.process_player import ProcessPlayer
+from arena.house.names import UnknownHouseBot
 from arena.players.inprocess import InProcessPlayer
 from arena.registry import house_version, player_for, register_bot
 from arena.registry import validation as registry
@@ -325,7 +326,7 @@ def test_house_versions_are_created_once_per_house_bot(db, runtime):
     assert len({heuristic.id, second.id, rand.id}) == 3
     assert counts(db, BOT_TABLES) == {"bots": 3, "bot_versions": 3}
 
-    with pytest.raises(PackageError, match="unknown house bot 'house:nope'") as err:
+    with pytest.raises(UnknownHouseBot, match="unknown house bot 'house:nope'") as err:
         house_version(db, runtime, "house:nope")
     assert "\n" not in str(err.value)
     assert counts(db, BOT_TABLES) == {"bots": 3, "bot_versions": 3}
