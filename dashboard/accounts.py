@@ -17,6 +17,7 @@ from arena.accounts.tokens import list_tokens, revoke_token_id
 from arena.store import Bot, StoreError, authenticate, create_user, issue_token
 from dashboard.auth import current_user, log_in, log_out, login_required
 from dashboard.db import database
+from dashboard.submitting import runtime
 from dashboard.targets import local_path
 
 accounts = Blueprint("accounts", __name__)
@@ -40,7 +41,7 @@ def signup():
     with database().session() as s:  # counted, refused or not, before anything is checked
         reserve_signup(s, address)
     with database().session(read_only=True) as s:
-        if signup_blocked(s, address, Limits.from_env()):
+        if signup_blocked(s, address, Limits.from_settings(runtime().settings)):
             return render_template("signup.html", error=TOO_MANY_SIGNUPS, name=name), 429
     try:
         with database().session() as s:
@@ -57,7 +58,7 @@ def login():
         return render_template("login.html", next=request.args.get("next", ""))
     name, password = request.form.get("name", "").strip(), request.form.get("password", "")
     address = request.remote_addr or "unknown"
-    limits = Limits.from_env()
+    limits = Limits.from_settings(runtime().settings)
     # Counted as a failure first (committed), then checked against the limits: parallel
     # guesses see each other's reservations, so no more than the limit are ever checked.
     with database().session() as s:

@@ -22,8 +22,6 @@ from arena.store.db import Database, engine_for, normalise_url
 from arena.store.errors import StoreError
 from arena.store.live import live_record_state, load_live_record_json, save_live_record
 from arena.store.matches import (
-    DEFAULT_LEASE_S,
-    DEFAULT_MAX_ATTEMPTS,
     Lease,
     claim_match,
     claimable_matches,
@@ -85,8 +83,6 @@ from arena.store.users import (
 )
 
 __all__ = [
-    "DEFAULT_LEASE_S",
-    "DEFAULT_MAX_ATTEMPTS",
     "ApiToken",
     "Base",
     "BlobStore",
