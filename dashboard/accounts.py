@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
-from sqlalchemy import select
 
 from arena.accounts.throttle import (
     Limits,
@@ -14,7 +13,7 @@ from arena.accounts.throttle import (
     signup_blocked,
 )
 from arena.accounts.tokens import list_tokens, revoke_token_id
-from arena.store import Bot, StoreError, authenticate, create_user, issue_token
+from arena.store import StoreError, authenticate, create_user, issue_token, list_bots
 from dashboard.auth import current_user, log_in, log_out, login_required
 from dashboard.db import database
 from dashboard.submitting import runtime
@@ -105,7 +104,7 @@ def account():
 def _account_page(new_token: str | None = None, status: int = 200):
     user = current_user()
     with database().session(read_only=True) as s:  # fresh: sees a token made by this request
-        bots = list(s.scalars(select(Bot).where(Bot.owner_id == user.id).order_by(Bot.name)))
+        bots = list_bots(s, user.id)
         tokens = list_tokens(s, user.id)
     page = render_template("account.html", tokens=tokens, bots=bots, new_token=new_token)
     return page, status

@@ -254,7 +254,10 @@ def owners_of(s: Session, bot_ids: Iterable[int]) -> dict[int, str]:
     }
 
 
-def list_bots(s: Session) -> list[Bot]:
-    """All bots by name, each with ``versions`` loaded (oldest first)."""
+def list_bots(s: Session, owner_id: int | None = None) -> list[Bot]:
+    """All bots (``owner_id``'s only, when given) by name, each with ``versions`` loaded
+    (oldest first)."""
     query = select(Bot).options(selectinload(Bot.versions)).order_by(Bot.name)
+    if owner_id is not None:
+        query = query.where(Bot.owner_id == owner_id)
     return list(s.scalars(query))

@@ -63,7 +63,7 @@ def test_a_good_bot_is_valid_and_registering_it_again_returns_the_same_row(
     first = register_bot(db, runtime, SAMPLE_BOTS / "random")
     assert (first.ref, first.status, first.reason) == ("random@1.0.0", "valid", "")
     assert first.manifest["command"] == ["python3", "bot.py"]
-    assert runtime.blobs.has(first.sha256)
+    assert runtime.blobs.path(first.sha256).is_file()
     assert stored(db, first.id).status == "valid"
 
     forbid_validation(monkeypatch)
