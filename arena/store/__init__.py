@@ -17,6 +17,7 @@ from arena.store.bots import (
     save_validation_log,
     set_bot_status,
     validation_log,
+    version_refs,
 )
 from arena.store.db import Database, engine_for, normalise_url
 from arena.store.errors import StoreError
@@ -155,4 +156,5 @@ __all__ = [
     "upgrade",
     "user_for_token",
     "validation_log",
+    "version_refs",
 ]

@@ -254,6 +254,12 @@ def owners_of(s: Session, bot_ids: Iterable[int]) -> dict[int, str]:
     }
 
 
+def version_refs(s: Session, version_ids: Iterable[int]) -> dict[int, str]:
+    """Each version id's ref (``name@version``)."""
+    versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(list(version_ids))))
+    return {v.id: v.ref for v in versions}
+
+
 def list_bots(s: Session, owner_id: int | None = None) -> list[Bot]:
     """All bots (``owner_id``'s only, when given) by name, each with ``versions`` loaded
     (oldest first)."""
