@@ -7,6 +7,11 @@ of waiting its turn. Read-only sessions use a plain deferred ``BEGIN`` so long r
 dashboard) do not hold the write lock. ``synchronous=NORMAL`` in WAL mode survives a crash of
 the process; a power cut may lose the last commits, which only re-runs those matches.
 
+A database that goes away (restarted, failed over, connections refused or cut) is trouble
+that passes: ``database_down`` tells such an error, ``Database.wait_until_up`` and
+``Database.patiently`` wait it out with growing pauses. Postgres connections give up
+connecting after 10 s and notice a silent peer within about a minute (TCP keepalives).
+
 Engines are not fork-safe: create the ``Database`` in the process that uses it.
 """
 

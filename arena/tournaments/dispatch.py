@@ -32,7 +32,7 @@ MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
 log = logging.getLogger(__name__)
 
 Idle = Callable[[str], bool]  # nothing waits in this queue (False when unknown)
-Send = Callable[[int, str], None]  # send match id's job to a queue
+Send = Callable[[int, str], object]  # send match id's job to a queue
 
 
 def queue_for(manifests: list[dict]) -> str:

@@ -97,8 +97,8 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
     except Exception as exc:
         if lease is None:
             raise  # the claim itself failed (the database away, say): nothing to give back
-        status = give_back(db, lease, exc, settings.max_attempts)
-        return {"pending": "retry", "failed": "failed"}.get(status or "", "late")
+        released = give_back(db, lease, exc, settings.max_attempts)
+        return {"pending": "retry", "failed": "failed"}.get(released or "", "late")
     except BaseException:  # Ctrl-C or a stop request: give the match back at once
         if lease is not None:
             with shielded(), db.session() as s:
