@@ -95,7 +95,16 @@ def lowest_index(x: int) -> int:
 
 
 @numba.njit(cache=True)
-def _playouts(hands, to_act, leader, trick, won, head, must_trump, seed):
+def _playouts(
+    hands: np.ndarray,
+    to_act: int,
+    leader: int,
+    trick: np.ndarray,
+    won: np.ndarray,
+    head: int,
+    must_trump: bool,
+    seed: int,
+) -> np.ndarray:
     np.random.seed(seed)
     n = hands.shape[0]
     out = np.empty((n, 4), np.int64)
@@ -105,7 +114,15 @@ def _playouts(hands, to_act, leader, trick, won, head, must_trump, seed):
 
 
 @numba.njit(cache=True)
-def _one_playout(hands, seat, leader, trick, won, head, must_trump):
+def _one_playout(
+    hands: np.ndarray,
+    seat: int,
+    leader: int,
+    trick: np.ndarray,
+    won: np.ndarray,
+    head: int,
+    must_trump: bool,
+) -> np.ndarray:
     played = np.empty(4, np.int64)
     led, best_led, best_spade, k = -1, -1, -1, 0
     for card in trick:

@@ -158,4 +158,5 @@ def _bootstrap_sd(data: Comparisons, n_groups: int, n_boot: int, seed: int) -> n
         )
         th = bt.solve(wins, PRIOR_GAMES)
         samples.append(th - th.mean(axis=1, keepdims=True))
-    return np.concatenate(samples).std(axis=0, ddof=1)
+    sd: np.ndarray = np.concatenate(samples).std(axis=0, ddof=1)
+    return sd

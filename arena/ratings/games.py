@@ -171,7 +171,8 @@ def centred_sd(cov: np.ndarray) -> np.ndarray:
     """Standard deviations of x - mean(x) from the covariance of x."""
     n = cov.shape[0]
     c = np.eye(n) - 1.0 / n
-    return np.sqrt(np.clip(np.diag(c @ cov @ c), 0.0, None))
+    sd: np.ndarray = np.sqrt(np.clip(np.diag(c @ cov @ c), 0.0, None))
+    return sd
 
 
 def group_blocks(n_groups: int, n_bots: int) -> Iterable[tuple[int, int]]:

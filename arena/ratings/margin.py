@@ -111,7 +111,8 @@ class _Fit:
         grad = np.zeros((n, n + 1))
         grad[:, :n] = ELO_SCALE * k * (np.eye(n) - 1.0 / n)
         grad[:, n] = ELO_SCALE * (s - s.mean())
-        return np.sqrt(np.clip(np.einsum("ij,jk,ik->i", grad, cov, grad), 0.0, None))
+        sd: np.ndarray = np.sqrt(np.clip(np.einsum("ij,jk,ik->i", grad, cov, grad), 0.0, None))
+        return sd
 
     def _meat(self) -> np.ndarray:
         """Σ over groups of the outer product of the group's scores (margins, then k)."""
