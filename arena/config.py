@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
@@ -63,11 +65,15 @@ class Settings:
         )
 
 
-def _number(env, name: str, kind: type, default: float, minimum: float) -> float:
+_N = TypeVar("_N", int, float)
+
+
+def _number(env: Mapping[str, str], name: str, kind: type[_N], default: _N, minimum: _N) -> _N:
     """A numeric setting; a bad value is refused with a one-line reason, never ignored."""
     text = env.get(name)
     if text is None:
         return default
+    value: _N | None
     try:
         value = kind(text)
     except ValueError:

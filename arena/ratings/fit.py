@@ -59,6 +59,7 @@ from arena.ratings.games import (
     ELO_SCALE,
     PRIOR_GAMES,
     Z95,
+    Bot,
     Comparisons,
     Games,
     Rating,
@@ -74,13 +75,13 @@ IntervalMethod = Literal["sandwich", "bootstrap", "none"]
 
 
 def bradley_terry(
-    games: Games,
+    games: Games[Bot],
     groups: Sequence[Hashable] | None = None,
     *,
     intervals: IntervalMethod = "sandwich",
     n_boot: int = 200,
     seed: int = 0,
-) -> dict[Hashable, Rating]:
+) -> dict[Bot, Rating]:
     """Fit Elo ratings with 95 % intervals; keys come back in sorted bot order.
 
     ``games`` maps bot id → total points per game; ``groups`` (parallel to

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, CursorResult, Result, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -27,6 +27,12 @@ from arena.store.errors import StoreError
 
 SQLITE_TIMEOUT_S = 30.0
 _READ_ONLY = "arena_read_only"
+
+
+def rowcount(result: Result[*tuple[Any, ...]]) -> int:
+    """How many rows an UPDATE or DELETE matched. ``Session.execute`` is typed to return a
+    plain ``Result`` whatever the statement; a DML statement's is a ``CursorResult``."""
+    return cast(CursorResult[*tuple[Any, ...]], result).rowcount
 
 
 def normalise_url(url: str) -> URL:
