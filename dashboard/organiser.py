@@ -3,6 +3,8 @@ everybody else gets 403)."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from arena.bots.package import PackageError
@@ -21,7 +23,10 @@ organiser = Blueprint("organiser", __name__, url_prefix="/tournaments")
 ACTION_ERRORS = (StoreError, PackageError, ValueError)
 
 
-def _number(field: str, default: int | None, low: int, high: int) -> int | None:
+_Default = TypeVar("_Default", int, None)
+
+
+def _number(field: str, default: _Default, low: int, high: int) -> int | _Default:
     text = request.form.get(field, "").strip()
     if not text:
         return default

@@ -239,7 +239,8 @@ def _check_entry_count(archive: Path, shown: str) -> None:
     with open(archive, "rb") as f:
         try:
             # the very function ZipFile calls: the records checked are the ones it will use
-            end = zipfile._EndRecData(f)
+            # (private, so typeshed does not declare it)
+            end = zipfile._EndRecData(f)  # type: ignore[attr-defined]
         except (OSError, zipfile.BadZipFile):
             return  # ZipFile reports what is wrong
         if end is None:

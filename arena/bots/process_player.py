@@ -66,7 +66,7 @@ class ProcessPlayer:
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        self._open_log()
+        log_path = self._open_log()
         try:
             self.sandbox = resolve_mode(self.policy)  # so a bot that fails to start is marked too
             if self._bhoos and self.sandbox != "bwrap":
@@ -77,7 +77,7 @@ class ProcessPlayer:
             self._proc = launch(
                 [*_RELAY, *command] if self._bhoos else command,
                 self.package.root,
-                log_path=self.log_path,
+                log_path=log_path,
                 limits=self._limits_left(),
                 address_env="CALLBREAK_ADDRESS",
                 address_arg=not self._bhoos,
@@ -96,7 +96,7 @@ class ProcessPlayer:
             raise type(exc)(self._explain(exc.reason)) from None
         self._proc.set_turn(False)  # started: from now on its CPU weight is its turn's only
 
-    def _open_log(self) -> None:
+    def _open_log(self) -> Path:
         """The seat's one log: emptied at the first start, a header line before each."""
         if self.log_path is None:
             log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix="arena-bot-log-"))
@@ -105,6 +105,7 @@ class ProcessPlayer:
         self._starts += 1
         with open(self.log_path, "w" if self._starts == 1 else "a") as log:
             log.write(f"[arena: start {self._starts} of {self.name}]\n")
+        return self.log_path
 
     def _limits_left(self) -> Limits:
         """The log cap is for the whole match: each start may only use what is left."""
@@ -113,14 +114,16 @@ class ProcessPlayer:
 
     def _connect_address(self, deadline: float) -> str:
         """Wait for the bot's socket, then the checked address to connect to."""
-        while not self._proc.socket_ready():
-            if not self._proc.alive():
+        proc = self._proc
+        assert proc is not None  # launched by start() just before
+        while not proc.socket_ready():
+            if not proc.alive():
                 raise BotDied(self._explain("exited during start-up"))
             if time.monotonic() > deadline:
                 raise BotDied(self._explain("did not open its socket in time"))
             time.sleep(0.005)
         try:
-            return self._proc.connect_address()
+            return proc.connect_address()
         except UnsafeSocket as exc:
             raise BotDied(f"refused to connect: {exc}") from None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import secrets
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -141,7 +142,7 @@ def _report(console: Console, result: MatchResult) -> None:
     made = [sum(g.calls_made[e] for g in result.games) for e in range(4)]
     deals = sum(g.deals for g in result.games)
     faults = result.fault_counts()
-    extra = {
+    extra: dict[str, Sequence[object]] = {
         "calls made": [f"{m}/{deals}" for m in made],
         "faults": faults,
         "forfeited": ["yes" if f else "" for f in result.forfeited],

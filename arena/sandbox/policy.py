@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Any, Literal
 
 Mode = Literal["bwrap", "rlimits"]
 
@@ -93,7 +93,7 @@ class SandboxPolicy:
         """Policy from ``ARENA_REQUIRE_SANDBOX`` (1/true/yes/on), ``ARENA_SANDBOX_MODE`` and
         ``ARENA_BWRAP`` (bubblewrap's path)."""
         env = os.environ if environ is None else environ
-        kwargs: dict[str, object] = {}
+        kwargs: dict[str, Any] = {}
         if env.get("ARENA_REQUIRE_SANDBOX", "").strip().lower() in _TRUTHY:
             kwargs["require_sandbox"] = True
         if env.get("ARENA_SANDBOX_MODE", "").strip():
@@ -101,4 +101,4 @@ class SandboxPolicy:
         if env.get("ARENA_BWRAP", "").strip():
             kwargs["bwrap_path"] = env["ARENA_BWRAP"].strip()
         kwargs.update(overrides)
-        return cls(**kwargs)  # type: ignore[arg-type]
+        return cls(**kwargs)

@@ -100,7 +100,7 @@ def claim_match(
         )
     )
     if rowcount(claimed) == 1:
-        attempts = s.scalar(select(Match.attempts).where(Match.id == match_id))
+        attempts = s.execute(select(Match.attempts).where(Match.id == match_id)).scalar_one()
         return Lease(match_id, token, worker[:128], attempts)
     _give_up_if_exhausted(s, match_id, now, max_attempts)
     return None

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.game import Ruleset
-from arena.house.names import parse_house
+from arena.house.names import house_name, parse_house
 from arena.players.bhoos.wire import plays_bhoos
 from arena.ratings import DEFAULT_MODEL
 from arena.referee import Clock, secret_seed
@@ -28,7 +28,12 @@ from arena.store import (
 )
 from arena.text import plural
 from arena.tournaments.owners import seating_problem
-from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
+from arena.tournaments.schedule import (
+    DEFAULT_HOUSE_BOTS,
+    DEFAULT_MAX_TABLES,
+    schedule,
+    seat_numbers,
+)
 
 
 def new_tournament(
@@ -69,7 +74,7 @@ def new_tournament(
             )
     # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
     entered = {v.bot.name for v in entrants if "house" in v.manifest}
-    spare = [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]
+    spare = [h for h in DEFAULT_HOUSE_BOTS if house_name(h).stored_name not in entered]
     names = [str(v.id) for v in entrants]
     with db.session(read_only=True) as s:
         owners = {} if allow_same_owner else entrant_owners(s, entrants)
@@ -85,7 +90,7 @@ def new_tournament(
     index = {str(v.id): i for i, v in enumerate(entrants)}
     index.update({f: len(entrants) + i for i, f in enumerate(fills)})
     specs = [
-        (t.index, tuple(index[n] for n in t.seats), _deal_seed(seed, t.index, public_deals))
+        (t.index, seat_numbers(t.seats, index), _deal_seed(seed, t.index, public_deals))
         for t in plan
     ]
     clock_data = asdict(clock or Clock()) | {"max_strikes": max_strikes}

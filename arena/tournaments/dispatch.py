@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import ColumnElement, or_, select, update
 
 from arena.store import BotVersion, Database, Match, progress
 from arena.store.matches import claimable
@@ -27,10 +28,16 @@ RUNTIME_QUEUES = {"": DEFAULT_QUEUE, "python": DEFAULT_QUEUE, "node": "arena.nod
 def queue_for(manifests: list[dict]) -> str:
     """The queue of a match: the one of the runtime its bots need beyond Python."""
     for manifest in manifests:
-        family = re.match(r"[a-z]*", str(manifest.get("runtime", "")).lower()).group()
+        family = _family(str(manifest.get("runtime", "")).lower())
         if family not in ("", "python"):
             return RUNTIME_QUEUES.get(family, f"{DEFAULT_QUEUE}.{family}")
     return DEFAULT_QUEUE
+
+
+def _family(runtime: str) -> str:
+    """``node20`` → ``node``: the runtime's leading letters."""
+    letters = re.match(r"[a-z]*", runtime)
+    return letters.group() if letters else ""
 
 
 def matches_to_send(
@@ -39,7 +46,7 @@ def matches_to_send(
     """(match id, queue) of claimable matches never sent, or (with ``resend_after_s``) sent
     that long ago; marks them sent."""
     now = utcnow()
-    due = Match.queued_at.is_(None)
+    due: ColumnElement[bool] = Match.queued_at.is_(None)
     if resend_after_s is not None:
         due = or_(due, Match.queued_at < now - timedelta(seconds=resend_after_s))
     with db.session() as s:
@@ -51,7 +58,7 @@ def matches_to_send(
         ids = [match_id for match_id, _ in rows]
         needed = {v for _, seats in rows for v in seats}
         query = select(BotVersion.id, BotVersion.manifest).where(BotVersion.id.in_(needed))
-        manifests = dict(s.execute(query).all())
+        manifests: dict[int, dict[str, Any]] = dict(s.execute(query).all())
         s.execute(
             update(Match)
             .where(Match.id.in_(ids))

@@ -48,7 +48,7 @@ def match_spec(db: Database, match_id: int) -> tuple[MatchSpec, list[BotVersion]
     with db.session(read_only=True) as s:
         match = get_match(s, match_id)
         tournament = get_tournament(s, match.tournament_id)
-        versions = [s.get(BotVersion, v) for v in match.seats]
+        versions = [s.get_one(BotVersion, v) for v in match.seats]
         clock = dict(tournament.clock)
     rules = Ruleset.from_dict(tournament.ruleset).with_(deals_per_game=tournament.deals_per_game)
     strikes = clock.pop("max_strikes", 3)
@@ -94,8 +94,10 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
         if lease is None:
             raise  # the claim itself failed: nothing to give back
         with shielded(), db.session() as s:
-            status = release_match(s, lease, f"{type(exc).__name__}: {exc}", settings.max_attempts)
-        return {"pending": "retry", "failed": "failed"}.get(status or "", "late")
+            released = release_match(
+                s, lease, f"{type(exc).__name__}: {exc}", settings.max_attempts
+            )
+        return {"pending": "retry", "failed": "failed"}.get(released or "", "late")
     except BaseException:  # Ctrl-C or a stop request: give the match back at once
         if lease is not None:
             with shielded(), db.session() as s:
