@@ -11,14 +11,10 @@ lost workers.
 
 from __future__ import annotations
 
-import os
-
 from celery import Celery
 
 from arena.config import Settings
 from arena.tournaments.dispatch import DEFAULT_QUEUE
-
-DEFAULT_VISIBILITY_S = 2 * 3600
 
 
 def make_app(settings: Settings | None = None) -> Celery:
@@ -32,7 +28,7 @@ def make_app(settings: Settings | None = None) -> Celery:
         task_default_queue=DEFAULT_QUEUE,
         task_serializer="json",
         accept_content=["json"],
-        broker_transport_options={"visibility_timeout": _visibility_s()},
+        broker_transport_options={"visibility_timeout": settings.visibility_timeout_s},
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a worker waits out a broker restart
         task_publish_retry_policy={"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5},
@@ -40,13 +36,6 @@ def make_app(settings: Settings | None = None) -> Celery:
         worker_send_task_events=False,
     )
     return app
-
-
-def _visibility_s() -> int:
-    text = os.environ.get("ARENA_VISIBILITY_TIMEOUT", str(DEFAULT_VISIBILITY_S))
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"ARENA_VISIBILITY_TIMEOUT={text!r}: expected whole seconds >= 1")
-    return int(text)
 
 
 app = make_app()

@@ -25,13 +25,21 @@ from workers.app import app
 RETRY_S = 2.0  # pause before another attempt after a platform error
 TURN_WAIT_S = 5.0  # before trying again a validation whose owner has one running
 _context: tuple[int, Database, Runtime] | None = None
+_settings: Settings | None = None
+
+
+def use_settings(settings: Settings) -> None:
+    """The settings this worker's command was given (before its pool forks); default: the
+    environment's."""
+    global _settings, _context
+    _settings, _context = settings, None
 
 
 def context() -> tuple[Database, Runtime]:
     """This process's database and runtime (engines must not cross a fork)."""
     global _context
     if _context is None or _context[0] != os.getpid():
-        settings = Settings.from_env()
+        settings = _settings or Settings.from_env()
         _context = (os.getpid(), Database(settings.database_url), Runtime(settings))
     return _context[1], _context[2]
 
@@ -39,7 +47,7 @@ def context() -> tuple[Database, Runtime]:
 @worker_init.connect
 def _sweep(**_kwargs) -> None:
     """Bots a killed earlier worker on this machine left behind."""
-    sweep_leftovers(SandboxPolicy.from_env())
+    sweep_leftovers(SandboxPolicy.from_settings(_settings or Settings.from_env()))
 
 
 @worker_ready.connect

@@ -28,10 +28,13 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
     """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
     ARENA_DATABASE_URL) until stopped."""
     with user_errors():
-        runtime_and_db()  # refuse a bad or stale database before taking any job
-        resolve_mode()  # and a machine that cannot sandbox bots
+        runtime, _ = runtime_and_db()  # refuse a bad or stale database before taking any job
+        resolve_mode(runtime.policy)  # and a machine that cannot sandbox bots
         from workers.app import app  # Celery is loaded only for this command
         from workers.client.matches import broker_problem
+        from workers.tasks import use_settings
+
+        use_settings(runtime.settings)  # the pool's processes are forked from this one
 
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)

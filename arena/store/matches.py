@@ -20,13 +20,12 @@ from datetime import datetime, timedelta
 from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from arena.config import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS
 from arena.store.db import rowcount
 from arena.store.errors import StoreError
 from arena.store.models import MATCH_STATUSES, LiveRecord, Match, utcnow
 
 MAX_REASON = 2000
-DEFAULT_LEASE_S = 60.0
-DEFAULT_MAX_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ COMPILED = ("kernels.py", "opponent.py", "policy.py", "reading.py")
 DEPENDS = (
     "arena.game.cards",
     "arena.game.tricks",
-    "arena.game.playout",
+    "arena.house.compiled",
     "arena.house.calling",
     "arena.house.cardsets",
     "arena.house.heuristic",
