@@ -73,6 +73,9 @@ class Settings:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
+        login = _numbers(
+            env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
+        )
         return cls(
             database_url=env.get("ARENA_DATABASE_URL", "sqlite:///arena.db"),
             data_dir=Path(env.get("ARENA_DATA_DIR", "arena-data")),
@@ -93,9 +96,7 @@ class Settings:
             sandbox_mode=_sandbox_mode(env),
             require_sandbox=env.get("ARENA_REQUIRE_SANDBOX", "").strip().lower() in _TRUTHY,
             bwrap_path=env.get("ARENA_BWRAP", "").strip() or "/usr/bin/bwrap",
-            login_limit=_numbers(
-                env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
-            ),
+            login_limit=(login[0], login[1], login[2]),  # as many as the default has
             signups_per_hour=_numbers(
                 env, "ARENA_SIGNUP_LIMIT", "SIGNUPS_PER_HOUR", (DEFAULT_SIGNUPS_PER_HOUR,)
             )[0],

@@ -1,12 +1,11 @@
 """The SDK's wheel leaves out the modules of its packages that need the platform (see
-pyproject.toml beside this file): the numba search kernels and the referee's gRPC client."""
+pyproject.toml beside this file): the referee's end of the gRPC stream."""
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
 PLATFORM_ONLY = {
-    ("arena.game", "playout"),  # numba, numpy
-    ("arena.players", "grpc_player"),  # the referee's side, arena.text
+    ("arena.players", "grpc_player"),  # the referee's end; needs arena.text
 }
 
 

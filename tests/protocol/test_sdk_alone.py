@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.support import need
 
 ROOT = Path(__file__).resolve().parents[2]
-PLATFORM_ONLY = ("sqlalchemy", "flask", "celery", "numba", "numpy", "arena.game.playout")
+PLATFORM_ONLY = ("sqlalchemy", "flask", "celery", "numba", "numpy", "arena.players.grpc_player")
 # pip's words when the index cannot give it a package: the machine's problem, not the SDK's
 UNREACHABLE = (
     "No matching distribution found",
