@@ -10,9 +10,9 @@ from dataclasses import asdict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.bots.protocols import protocol_of
 from arena.game import Ruleset
 from arena.house.names import parse_house
-from arena.players.bhoos.wire import plays_bhoos
 from arena.ratings import DEFAULT_MODEL
 from arena.referee import Clock, secret_seed
 from arena.registry import house_version
@@ -63,10 +63,9 @@ def new_tournament(
     seed = random.randrange(2**31) if seed is None else seed
     entrants = _resolve(db, runtime, bot_refs)
     for ref, version in zip(bot_refs, entrants, strict=True):
-        if version.manifest.get("protocol") == "bhoos-http" and not plays_bhoos(rules):
-            raise StoreError(
-                f"{ref} is a Bhoos HTTP bot: it plays the bhoos rules only, not {rules.name}"
-            )
+        protocol = protocol_of(version.manifest)
+        if why := protocol.refusal(rules):
+            raise StoreError(f"{ref} is a {protocol.title}: {why}, not {rules.name}")
     # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
     entered = {v.bot.name for v in entrants if "house" in v.manifest}
     spare = [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]
