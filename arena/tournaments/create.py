@@ -54,26 +54,37 @@ def _seat(
     """Every entrant, then the house bots filling empty seats, and the scheduled tables as
     indices into them, each with its deal seed."""
     names = [str(v.id) for v in entrants]
-    with db.session(read_only=True) as s:
-        owners = {} if spec.allow_same_owner else entrant_owners(s, entrants)
-    if problem := seating_problem(names, owners, {str(v.id): v.ref for v in entrants}):
-        raise StoreError(problem)
-    # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
-    entered = {v.bot.name for v in entrants if "house" in v.manifest}
-    spare = [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]
     assert spec.seed is not None  # resolved
     plan = schedule(
         names,
         spec.seed,
         tables=spec.tables,
         max_tables=spec.max_tables,
-        house_bots=spare,
-        owners=owners,
+        house_bots=_spare_house_bots(entrants),
+        owners=_owners(db, spec, entrants),
     )
     fills = sorted({name for table in plan for name in table.seats} - set(names))
     index = {name: i for i, name in enumerate(names + fills)}
     tables = [_table(t, index, spec.seed, spec.public_deals) for t in plan]
     return entrants + [house_version(db, runtime, f) for f in fills], tables
+
+
+def _owners(db: Database, spec: TournamentSpec, entrants: list[BotVersion]) -> dict[str, str]:
+    """The entrants' owners the scheduler keeps apart (none when the organiser allows
+    same-owner tables); entrants no table could seat apart are refused."""
+    with db.session(read_only=True) as s:
+        owners = {} if spec.allow_same_owner else entrant_owners(s, entrants)
+    refs = {str(v.id): v.ref for v in entrants}
+    if problem := seating_problem(list(refs), owners, refs):
+        raise StoreError(problem)
+    return owners
+
+
+def _spare_house_bots(entrants: list[BotVersion]) -> list[str]:
+    """The house bots that may fill empty seats: one already entered (as house:x, by its
+    name or its id) never fills a seat too."""
+    entered = {v.bot.name for v in entrants if "house" in v.manifest}
+    return [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]
 
 
 def _table(table: Table, index: dict[str, int], seed: int, public: bool) -> TableSpec:
