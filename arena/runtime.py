@@ -18,10 +18,12 @@ class Runtime:
 
     settings: Settings
     limits: Limits = DEFAULT_LIMITS
-    policy: SandboxPolicy | None = None
+    policy: SandboxPolicy | None = None  # None: as the settings ask
     blobs: BlobStore = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.policy is None:
+            object.__setattr__(self, "policy", SandboxPolicy.from_settings(self.settings))
         object.__setattr__(self, "blobs", BlobStore.from_settings(self.settings))
 
     @property

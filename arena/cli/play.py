@@ -14,10 +14,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.bots.factory import make_player, protocol_of_player
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
-from arena.cli.context import unsafe_no_sandbox
+from arena.cli.context import settings, unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
-from arena.house.names import number_copies
+from arena.house.master import cache as master_cache
+from arena.house.names import UnknownHouseBot, number_copies
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
 from arena.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
 from arena.text import plural, printable
@@ -64,16 +65,18 @@ def play(
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     seed = secret_seed() if seed is None else seed
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
-    sweep_leftovers(SandboxPolicy.from_env())  # bots a killed earlier run may have left
+    policy = SandboxPolicy.from_settings(settings())
+    sweep_leftovers(policy)  # bots a killed earlier run may have left
     try:
         players = [
-            make_player(b, seed=seed + i, log_dir=log_dir, entrant=i)
+            make_player(b, seed=seed + i, policy=policy, log_dir=log_dir, entrant=i)
             for i, b in enumerate(number_copies(list(bots)))
         ]
         if any(isinstance(p, ProcessPlayer) for p in players):
-            resolve_mode()  # refuses here, in one line, when there is no sandbox
+            resolve_mode(policy)  # refuses here, in one line, when there is no sandbox
         _check_protocols(players, ruleset)
-    except (PackageError, SandboxError) as exc:
+        _check_master_cache(players)
+    except (PackageError, UnknownHouseBot, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
     spec = MatchSpec(
         f"play-{secrets.token_hex(4)}", ruleset, seed, games, Clock(decision_ms, bank_ms)
@@ -95,6 +98,19 @@ def play(
         names = ", ".join(unique_names(result.players)[e] for e in never_started)
         raise click.ClickException(
             printable(f"{names} did not start (forfeited: its seats were auto-played)")
+        )
+
+
+def _check_master_cache(players) -> None:
+    """A bot running the master's search starts in seconds from its compiled cache and needs
+    30-45 s without one, past the start-up allowance: say what to run rather than forfeit."""
+    uses = [
+        p for p in players if isinstance(p, ProcessPlayer) and master_cache.used_by(p.package.root)
+    ]
+    if uses and not master_cache.is_built():
+        raise click.ClickException(
+            f"{uses[0].name} runs the master's search, which is not compiled on this machine "
+            "yet (a cold start misses the start-up allowance): run `arena setup` first"
         )
 
 

@@ -156,16 +156,27 @@ def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bo
     sent = send_matches(db, tournament_id)
     click.echo(f"tournament {tournament_id}: {plural(sent, 'match')} sent to the workers")
     if detach:
-        click.echo(f"follow it with `arena tournament run {tournament_id} --backend celery`")
+        click.echo(
+            f"the workers finish it (with `arena beat` running, lost matches are sent again); "
+            f"follow it with `arena tournament run {tournament_id} --backend celery`"
+        )
         return False
     with progress_bar(tournament_id) as (bar, task):
 
         def on_progress(state: dict[str, int]) -> None:
             finished = state["done"] + state["failed"]
-            bar.update(task, completed=finished, total=sum(state.values()), note="")
+            bar.update(task, completed=finished, total=sum(state.values()))
+
+        def on_trouble(warning: str | None) -> None:
+            if warning is None:
+                bar.console.print("the database answers again")
+            else:
+                bar.console.print(f"[yellow]warning:[/] {warning}")
+            bar.update(task, note="database unreachable" if warning else "")
 
         try:
-            state = follow(db, tournament_id, runtime.settings.lease_s, on_progress)
+            lease_s = runtime.settings.lease_s
+            state = follow(db, tournament_id, lease_s, on_progress, on_trouble)
         except KeyboardInterrupt:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             raise click.ClickException(

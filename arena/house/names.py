@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from arena.bots.package import PackageError
 from arena.house import HOUSE_BOTS
 from arena.players.inprocess import InProcessPlayer
 from arena.players.player import Player
@@ -19,6 +18,10 @@ from arena.players.player import Player
 HOUSE_PREFIX = "house:"
 _NAME = re.compile(r"^house:([a-z]+)(?:#([1-9][0-9]*))?$")
 _STORED = re.compile(r"^house-([a-z]+)(?:-([2-9]|[1-9][0-9]+))?$")
+
+
+class UnknownHouseBot(ValueError):
+    """A ``house:`` name that names no house bot."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ def parse_house(name: str, bare: bool = False) -> HouseName | None:
         return None
     if match is None or match.group(1) not in HOUSE_BOTS:
         known = ", ".join(HOUSE_PREFIX + k for k in HOUSE_BOTS)
-        raise PackageError(f"unknown house bot {name!r} (house bots: {known}, optionally #N)")
+        raise UnknownHouseBot(f"unknown house bot {name!r} (house bots: {known}, optionally #N)")
     return HouseName(match.group(1), int(match.group(2) or 1))
 
 

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from arena.config import Settings
+
 Mode = Literal["bwrap", "rlimits"]
 
 BOT_DIR_INSIDE = PurePosixPath("/bot")
 TMP_INSIDE = PurePosixPath("/tmp")  # the bot's private tmpfs; its socket lives there
 DEFAULT_SOCKET_NAME = "bot.sock"
-
-_TRUTHY = {"1", "true", "yes", "on"}
 
 
 class SandboxError(RuntimeError):
@@ -87,18 +86,22 @@ class SandboxPolicy:
             raise ValueError(f"SandboxPolicy.cgroup_parent must be a relative path: {parent}")
 
     @classmethod
+    def from_settings(cls, settings: Settings, **overrides: object) -> SandboxPolicy:
+        """The policy ``settings`` ask for (``sandbox_mode``, ``require_sandbox``,
+        ``bwrap_path``); ``overrides`` win."""
+        kwargs: dict[str, object] = {
+            "mode": settings.sandbox_mode,
+            "require_sandbox": settings.require_sandbox,
+            "bwrap_path": settings.bwrap_path,
+        }
+        kwargs.update(overrides)
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+    @classmethod
     def from_env(
         cls, environ: Mapping[str, str] | None = None, **overrides: object
     ) -> SandboxPolicy:
-        """Policy from ``ARENA_REQUIRE_SANDBOX`` (1/true/yes/on), ``ARENA_SANDBOX_MODE`` and
-        ``ARENA_BWRAP`` (bubblewrap's path)."""
-        env = os.environ if environ is None else environ
-        kwargs: dict[str, object] = {}
-        if env.get("ARENA_REQUIRE_SANDBOX", "").strip().lower() in _TRUTHY:
-            kwargs["require_sandbox"] = True
-        if env.get("ARENA_SANDBOX_MODE", "").strip():
-            kwargs["mode"] = env["ARENA_SANDBOX_MODE"].strip().lower()
-        if env.get("ARENA_BWRAP", "").strip():
-            kwargs["bwrap_path"] = env["ARENA_BWRAP"].strip()
-        kwargs.update(overrides)
-        return cls(**kwargs)  # type: ignore[arg-type]
+        """The policy of ``Settings.from_env`` (``ARENA_SANDBOX_MODE``,
+        ``ARENA_REQUIRE_SANDBOX``, ``ARENA_BWRAP``)."""
+        settings = Settings.from_env(None if environ is None else dict(environ))
+        return cls.from_settings(settings, **overrides)

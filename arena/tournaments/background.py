@@ -71,9 +71,8 @@ def _start_queued(db: Database, tournament_id: int, queue: MatchQueue) -> Tourna
 
 def _start_process(db: Database, runtime: Runtime, tournament_id: int) -> TournamentRun:
     settings = runtime.settings
-    env = dict(os.environ)
+    env = {**os.environ, **settings.environment()}
     env["ARENA_DATABASE_URL"] = db.url.render_as_string(hide_password=False)
-    env["ARENA_DATA_DIR"] = str(Path(settings.data_dir).resolve())
     log = runtime.log_dir("runs", f"tournament-{tournament_id}.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:

@@ -1,7 +1,7 @@
 """The master's compiled search: deal sampling under constraints, and policy playouts.
 
 Compiled with numba and cached on disk (see ``cache``). The trick rules are the engine's own
-``legal_mask``, ``add_card`` and ``winning_card``, compiled once in ``arena.game.playout``, so
+``legal_mask``, ``add_card`` and ``winning_card``, compiled once in ``arena.house.compiled``, so
 the search cannot drift from the referee. Cards are bit indices; a hand is an int64 mask.
 
 Each seat plays out by its policy (``policy``): the opponent model (the compiled house
@@ -17,8 +17,8 @@ import numba
 import numpy as np
 
 from arena.game.cards import ABOVE, SPADE_MASK, SUIT_MASK
-from arena.game.playout import add_nb, legal_nb, lowest_index, popcount, winner_nb
 from arena.house.cardsets import highest
+from arena.house.compiled import add_nb, legal_nb, lowest_index, popcount, winner_nb
 from arena.house.knowledge import beats
 from arena.house.master.opponent import heuristic_play, shown_void, wants_tricks
 from arena.house.master.policy import MODEL

@@ -20,8 +20,8 @@ import numba
 from numba.extending import overload, register_jitable
 
 from arena.game import tricks
-from arena.game.playout import lowest_index, popcount
 from arena.house import calling, cardsets, heuristic, knowledge, play
+from arena.house.compiled import lowest_index, popcount
 
 
 @overload(cardsets.popcount)

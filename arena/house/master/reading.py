@@ -20,9 +20,9 @@ import numba
 import numpy as np
 
 from arena.game import Observation
-from arena.game.playout import legal_nb, lowest_index, popcount
 from arena.game.tricks import add_card
 from arena.house.calling import BHOOS_SHIFT, PAGAT_SHIFT
+from arena.house.compiled import legal_nb, lowest_index, popcount
 from arena.house.knowledge import scan
 from arena.house.master.opponent import (
     estimate_tricks,

@@ -1,13 +1,6 @@
-"""The search fast path: batches of random playouts compiled with numba.
-
-A search bot samples the unseen cards into hands, then plays each sample out many times.
-The kernel below calls ``legal_mask``, ``add_card`` and ``winning_card`` from ``tricks`` —
-the very functions the state machine runs in CPython — compiled by numba, so there is one
-copy of the rules and the playouts run at native speed. Compilation happens on first use
-(about 10 s cold, ~2 s from numba's on-disk cache). numba checks that cache against each
-kernel's own file only, so it is emptied first when the trick rules or the cards' tables the
-kernels inline have changed (``arena.numba_cache``).
-"""
+"""Uniformly random playouts compiled with numba, on the house bots' compiled trick rules: the
+tests check those rules against the state machine through them, and benchmarks/engine.py
+measures their speed."""
 
 from __future__ import annotations
 
@@ -18,18 +11,11 @@ import numba
 import numpy as np
 
 from arena.game.deal import PLAYING, Deal
-from arena.game.tricks import add_card, head_code, legal_mask, winning_card
+from arena.game.tricks import head_code
+from arena.house.compiled import COMPILED_FROM, add_nb, legal_nb, lowest_index, popcount, winner_nb
 from arena.numba_cache import drop_stale
 
-HERE = Path(__file__).parent
-# What this folder's kernels are built from; numba loads a cached kernel at its first call.
-COMPILED_FROM = ("cards.py", "tricks.py", "playout.py")
-drop_stale(HERE, [HERE / name for name in COMPILED_FROM])
-
-# The engine's trick rules compiled, for any search kernel (here and in the master bot).
-legal_nb = numba.njit(cache=True)(legal_mask)
-add_nb = numba.njit(cache=True)(add_card)
-winner_nb = numba.njit(cache=True)(winning_card)
+drop_stale(Path(__file__).parent, [*COMPILED_FROM, Path(__file__)])
 
 
 @dataclass
@@ -74,24 +60,6 @@ def playouts(pos: Position, n: int, seed: int = 0, hands: np.ndarray | None = No
     return _playouts(
         hands.astype(np.int64), pos.to_act, pos.leader, trick, won, pos.head, pos.must_trump, seed
     )
-
-
-@numba.njit(cache=True)
-def popcount(x: int) -> int:
-    count = 0
-    while x:
-        x &= x - 1
-        count += 1
-    return count
-
-
-@numba.njit(cache=True)
-def lowest_index(x: int) -> int:
-    index = 0
-    while not x & 1:
-        x >>= 1
-        index += 1
-    return index
 
 
 @numba.njit(cache=True)
