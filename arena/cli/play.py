@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.bots.factory import make_player
+from arena.bots.factory import make_player, protocol_of_player
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
 from arena.cli.context import settings, unsafe_no_sandbox
@@ -20,8 +20,6 @@ from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
 from arena.house.master import cache as master_cache
 from arena.house.names import UnknownHouseBot, number_copies
-from arena.players.bhoos.player import BhoosPlayer
-from arena.players.bhoos.wire import plays_bhoos
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
 from arena.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
 from arena.text import plural, printable
@@ -77,7 +75,7 @@ def play(
         ]
         if any(isinstance(p, ProcessPlayer) for p in players):
             resolve_mode(policy)  # refuses here, in one line, when there is no sandbox
-        _check_bhoos(players, ruleset)
+        _check_protocols(players, ruleset)
         _check_master_cache(players)
     except (PackageError, UnknownHouseBot, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -117,15 +115,14 @@ def _check_master_cache(players) -> None:
         )
 
 
-def _check_bhoos(players, rules) -> None:
-    """A Bhoos HTTP bot knows only the bhoos rules: say so now rather than forfeit it."""
+def _check_protocols(players, rules) -> None:
+    """A bot whose protocol knows other rules only (a Bhoos HTTP bot: the bhoos rules): say
+    so now rather than forfeit it."""
     for p in players:
-        bhoos = isinstance(p, BhoosPlayer) or (
-            isinstance(p, ProcessPlayer) and p.package.protocol == "bhoos-http"
-        )
-        if bhoos and not plays_bhoos(rules):
+        protocol = protocol_of_player(p)
+        if protocol is not None and (why := protocol.refusal(rules)):
             raise click.ClickException(
-                f"{p.name} is a Bhoos HTTP bot: it plays the bhoos rules only (--rules bhoos)"
+                f"{p.name} is a {protocol.title}: {why} (--rules {protocol.rules.name})"
             )
 
 

@@ -41,6 +41,9 @@ from arena.referee.result import FORFEIT, Fault, GameResult, MatchResult
 MATCH_FORMAT = "callbreak-match"
 
 
+DEFAULT_MAX_STRIKES = 3  # strikes (timeouts, illegal moves) before a bot is forfeited
+
+
 @dataclass(frozen=True)
 class Clock:
     """Per-decision allowance plus a per-game bank that absorbs any overrun."""
@@ -75,7 +78,7 @@ class MatchSpec:
     seed: int = 0
     games: int = 4
     clock: Clock = field(default_factory=Clock)
-    max_strikes: int = 3
+    max_strikes: int = DEFAULT_MAX_STRIKES
 
 
 @dataclass
