@@ -70,6 +70,7 @@ from arena.store import (
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.run import match_spec
+from arena.tournaments.spec import TournamentSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PG = os.environ.get(
@@ -368,10 +369,8 @@ def run_load(
         # warm-up tournaments play short matches: their job is the workers' first start
         rules = PAGAT.with_(deals_per_game=1) if warm else PAGAT
         games = 1 if warm else 4
-        t = new_tournament(
-            db, runtime, refs, rules=rules, games_per_match=games, seed=3, tables=count
-        )
-        return t.id
+        spec = TournamentSpec(refs, rules=rules, games_per_match=games, seed=3, tables=count)
+        return new_tournament(db, runtime, spec).id
 
     open_runtime = dataclasses.replace(runtime, policy=SandboxPolicy.from_env(close_channels=False))
     phases = Phases()
