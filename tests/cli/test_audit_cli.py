@@ -6,11 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.store import BlobStore, Database, upgrade
-from tests.cli import test_cli as cli
 from tests.cli.test_cli import ok, one_line_error
 from tests.tournaments.audit_site import fill
-
-home, arena = cli.home, cli.arena
 
 
 def stored(home: Path, matches: int) -> None:

@@ -1,5 +1,5 @@
 """An organiser creates a tournament from the web, starts it (the embedded backend: a run
-process of its own that outlives the request) and stops it, on SQLite and Postgres."""
+process of its own that outlives the request) and stops it."""
 
 from __future__ import annotations
 

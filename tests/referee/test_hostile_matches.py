@@ -21,8 +21,8 @@ from arena.bots.limits import Limits, MiB
 from arena.game import Deal, Observation, Ruleset, parse_card
 from arena.referee import Clock
 from arena.referee.moves import fallback
-from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, POLICY, SAMPLE_BOTS, MatchRun
-from tests.support import need_cgroups
+from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, POLICY, MatchRun
+from tests.support import SAMPLE_BOTS, need_cgroups
 
 pytestmark = pytest.mark.slow
 
