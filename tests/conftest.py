@@ -16,6 +16,7 @@ bwrap sandbox (skipped locally without it, failed under ``CI=true``).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from sqlalchemy.engine import URL
 
 from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
-from arena.store import Database, upgrade
+from arena.store import BlobStore, Database, upgrade
 from arena.tournaments.registry import Runtime
 from tests.support import POLICY, Emptier, fresh_database, need_sandbox, pg_schema
 
@@ -74,6 +75,24 @@ def db(db_url: URL) -> Iterator[Database]:
     database = Database(db_url)
     yield database
     database.dispose()
+
+
+@pytest.fixture(scope="session")
+def audit_played(
+    tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
+) -> tuple[Path, int]:
+    """The audit's tournament (``tests/tournaments/audit_site.py``) with every match played,
+    once per session: the folder holding its ``arena.db`` and ``blobs`` (a test works on a
+    copy, ``audit_site.copy_played``), and the tournament's id."""
+    from tests.tournaments.audit_site import fill
+
+    folder = tmp_path_factory.mktemp("audit-played")
+    shutil.copy(sqlite_template, folder / "arena.db")
+    db = Database(f"sqlite:///{folder / 'arena.db'}")
+    try:
+        return folder, fill(db, BlobStore(folder / "blobs"))
+    finally:
+        db.dispose()
 
 
 @pytest.fixture(scope="session")
