@@ -1,9 +1,13 @@
-"""Settings from ``ARENA_*`` environment variables; the defaults give the embedded mode."""
+"""Settings from ``ARENA_*`` environment variables; the defaults give the embedded mode.
+
+The one place that reads them (the command line's own ``ARENA_SERVER``/``ARENA_TOKEN``/
+``ARENA_PASSWORD`` aside, which belong to a client, not to the platform): every default is
+written here once, and a bad value is refused with a one-line reason."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
@@ -11,6 +15,13 @@ DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
 DEFAULT_SUBMISSIONS_PER_HOUR = 20
 DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minutes is lost
 DEFAULT_STORAGE_QUOTA = 256 * 1024 * 1024  # four uploads at the cap, hundreds of usual bots
+DEFAULT_LEASE_S = 60.0
+DEFAULT_MAX_ATTEMPTS = 3
+DEFAULT_LOGIN_LIMIT = (5, 20, 15 * 60)  # failures per account, per address, window (s)
+DEFAULT_SIGNUPS_PER_HOUR = 10  # per address
+DEFAULT_VISIBILITY_S = 2 * 3600  # Redis hands an unacknowledged job out again after this
+SANDBOX_MODES = ("auto", "bwrap", "rlimits")
+_TRUTHY = {"1", "true", "yes", "on"}
 
 
 @dataclass(frozen=True)
@@ -27,18 +38,35 @@ class Settings:
     ``pending_timeout_s``: seconds after which a version still pending has lost its
     validation and a sweep starts it again (``ARENA_PENDING_TIMEOUT``);
     ``storage_quota``: bytes of archives each user's bots may take in the database
-    (``ARENA_STORAGE_QUOTA``; what counts: ``arena.store.storage``)."""
+    (``ARENA_STORAGE_QUOTA``; what counts: ``arena.store.storage``);
+    ``sandbox_mode``: auto, bwrap or rlimits (``ARENA_SANDBOX_MODE``; ``--unsafe-no-sandbox``
+    sets rlimits); ``require_sandbox``: refuse rlimits (``ARENA_REQUIRE_SANDBOX``);
+    ``bwrap_path``: bubblewrap (``ARENA_BWRAP``);
+    ``login_limit``: failed log-ins per account, per address, and their window in seconds
+    (``ARENA_LOGIN_LIMIT=5,20,900``); ``signups_per_hour``: per address
+    (``ARENA_SIGNUP_LIMIT``); ``secret_key``: signs the dashboard's cookies
+    (``ARENA_SECRET_KEY``, else one kept in the data directory); ``secure_cookies``: cookies
+    only over HTTPS (``ARENA_SECURE_COOKIES=1``); ``visibility_timeout_s``: the Redis
+    broker's visibility timeout (``ARENA_VISIBILITY_TIMEOUT``)."""
 
     database_url: str
     data_dir: Path
     broker_url: str = DEFAULT_BROKER
-    lease_s: float = 60.0
-    max_attempts: int = 3
+    lease_s: float = DEFAULT_LEASE_S
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
     broker_configured: bool = False
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
     pending_timeout_s: float = DEFAULT_PENDING_TIMEOUT_S
     storage_quota: int = DEFAULT_STORAGE_QUOTA
+    sandbox_mode: str = "auto"
+    require_sandbox: bool = False
+    bwrap_path: str = "/usr/bin/bwrap"
+    login_limit: tuple[int, int, int] = DEFAULT_LOGIN_LIMIT
+    signups_per_hour: int = DEFAULT_SIGNUPS_PER_HOUR
+    secret_key: str | None = None
+    secure_cookies: bool = False
+    visibility_timeout_s: int = DEFAULT_VISIBILITY_S
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
@@ -47,8 +75,8 @@ class Settings:
             database_url=env.get("ARENA_DATABASE_URL", "sqlite:///arena.db"),
             data_dir=Path(env.get("ARENA_DATA_DIR", "arena-data")),
             broker_url=env.get("ARENA_BROKER_URL", DEFAULT_BROKER),
-            lease_s=_number(env, "ARENA_LEASE_SECONDS", float, 60.0, minimum=1),
-            max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, 3, minimum=1),
+            lease_s=_number(env, "ARENA_LEASE_SECONDS", float, DEFAULT_LEASE_S, minimum=1),
+            max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, DEFAULT_MAX_ATTEMPTS, minimum=1),
             broker_configured=bool(env.get("ARENA_BROKER_URL")),
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(
@@ -60,7 +88,33 @@ class Settings:
             storage_quota=_number(
                 env, "ARENA_STORAGE_QUOTA", int, DEFAULT_STORAGE_QUOTA, minimum=1
             ),
+            sandbox_mode=_sandbox_mode(env),
+            require_sandbox=env.get("ARENA_REQUIRE_SANDBOX", "").strip().lower() in _TRUTHY,
+            bwrap_path=env.get("ARENA_BWRAP", "").strip() or "/usr/bin/bwrap",
+            login_limit=_numbers(
+                env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
+            ),
+            signups_per_hour=_numbers(
+                env, "ARENA_SIGNUP_LIMIT", "SIGNUPS_PER_HOUR", (DEFAULT_SIGNUPS_PER_HOUR,)
+            )[0],
+            secret_key=_secret_key(env),
+            secure_cookies=env.get("ARENA_SECURE_COOKIES") == "1",
+            visibility_timeout_s=_number(
+                env, "ARENA_VISIBILITY_TIMEOUT", int, DEFAULT_VISIBILITY_S, minimum=1
+            ),
         )
+
+    def without_sandbox(self) -> Settings:
+        """These settings under ``--unsafe-no-sandbox`` (bots confined by rlimits only)."""
+        return replace(self, sandbox_mode="rlimits")
+
+    def environment(self) -> dict[str, str]:
+        """What a child process (a detached run) needs to read the same settings back."""
+        return {
+            "ARENA_DATABASE_URL": self.database_url,
+            "ARENA_DATA_DIR": str(Path(self.data_dir).resolve()),
+            "ARENA_SANDBOX_MODE": self.sandbox_mode,
+        }
 
 
 def _number(env, name: str, kind: type, default: float, minimum: float) -> float:
@@ -75,3 +129,31 @@ def _number(env, name: str, kind: type, default: float, minimum: float) -> float
     if value is None or not value >= minimum:
         raise ValueError(f"{name}={text!r}: expected a {kind.__name__} of at least {minimum}")
     return value
+
+
+def _numbers(env, name: str, form: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """As many whole numbers, comma-separated, as ``default`` holds."""
+    text = env.get(name)
+    if not text:
+        return default
+    try:
+        numbers = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        numbers = ()
+    if len(numbers) != len(default) or min(numbers) < 1:
+        raise ValueError(f"{name}={text!r}: expected {form}, whole numbers of at least 1")
+    return numbers
+
+
+def _sandbox_mode(env) -> str:
+    mode = env.get("ARENA_SANDBOX_MODE", "").strip().lower() or "auto"
+    if mode not in SANDBOX_MODES:
+        raise ValueError(f"ARENA_SANDBOX_MODE={mode!r}: expected one of {', '.join(SANDBOX_MODES)}")
+    return mode
+
+
+def _secret_key(env) -> str | None:
+    key = env.get("ARENA_SECRET_KEY") or None
+    if key is not None and len(key) < 16:
+        raise ValueError("ARENA_SECRET_KEY must have at least 16 characters")
+    return key

@@ -45,14 +45,14 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.bots.house import HeuristicBot
-from arena.bots.house.master import MasterBot
-from arena.bots.house.master.cache import warm
-from arena.bots.house.master.inference import Inference
-from arena.bots.inprocess import InProcessPlayer
-from arena.bots.player import Event, Request, TrickEnd
 from arena.game import CALLING, PAGAT, Observation, derive_seed
 from arena.game.cards import FULL_DECK, mask_of
+from arena.house import HeuristicBot
+from arena.house.master import MasterBot
+from arena.house.master.cache import warm
+from arena.house.master.inference import Inference
+from arena.players.inprocess import InProcessPlayer
+from arena.players.player import Event, Request, TrickEnd
 from arena.ratings.audit import FAMILY_ALPHA, Seating, audit, luck_share, rotation_contrasts
 from arena.referee import MatchSpec, play_match
 

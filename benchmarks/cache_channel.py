@@ -19,13 +19,13 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from arena.bots.house.names import house_player
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
 from arena.game import PAGAT
 from arena.game.cards import CARDS
+from arena.house.names import house_player
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
+from arena.sandbox import SandboxPolicy
 
 BOT = Path(__file__).resolve().parents[1] / "tests" / "hostile_bots" / "cache_timing"
 RULES = PAGAT.with_(deals_per_game=2)

@@ -27,12 +27,12 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.bots.house.names import house_player
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy, cgroups
 from arena.game import PAGAT
+from arena.house.names import house_player
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
+from arena.sandbox import SandboxPolicy, cgroups
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "hostile_bots"

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' playout kernel
 
 from arena.game import PAGAT, Deal, derive_seed
-from arena.game.playout import Position, playouts
+from tests.game.playouts import Position, playouts
 
 
 def random_deal(seed: int, rng: random.Random) -> Deal:

@@ -15,8 +15,8 @@ import random
 import time
 from collections.abc import Callable
 
-from arena.bots.house import BotStrategy, HeuristicBot, RandomBot
 from arena.game import BHOOS, CALLING, PAGAT, Game, Observation, Ruleset, derive_seed
+from arena.house import BotStrategy, HeuristicBot, RandomBot
 
 Lineup = Callable[[int], list[tuple[str, BotStrategy]]]
 

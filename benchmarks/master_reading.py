@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
-from arena.bots.house import HeuristicBot
-from arena.bots.house.master import MasterBot
-from arena.bots.house.master.inference import Inference, infer
 from arena.game import CALLING, Game, Observation, derive_seed, get_ruleset
+from arena.house import HeuristicBot
+from arena.house.master import MasterBot
+from arena.house.master.inference import Inference, infer
 
 DRAWS = 256
 
@@ -53,7 +53,7 @@ def placed(deals: np.ndarray, know: Inference, true: list[int]) -> float:
 
 
 def uniform(know: Inference, seed: int) -> np.ndarray:
-    from arena.bots.house.master import kernels
+    from arena.house.master import kernels
 
     cards = np.array([c for c in range(52) if know.unseen >> c & 1], np.int64)
     allowed = np.array([know.allowed(int(c)) for c in cards], np.int64)

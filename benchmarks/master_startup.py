@@ -17,12 +17,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.bots.house.master.cache import warm
 from arena.bots.package import load_package
-from arena.bots.player import MatchInfo
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
 from arena.game import PAGAT
+from arena.house.master.cache import warm
+from arena.players.player import MatchInfo
+from arena.sandbox import SandboxPolicy
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_bots"
 

@@ -22,15 +22,15 @@ from pathlib import Path
 
 import grpc
 
-from arena.bots.house.names import house_player
 from arena.bots.package import load_package
-from arena.bots.player import MatchInfo, Request
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import resolve_mode
 from arena.game import BHOOS, PAGAT, Deal, Ruleset
+from arena.house.names import house_player
+from arena.players.player import MatchInfo, Request
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.referee import Clock, MatchSpec, play_match
+from arena.sandbox import resolve_mode
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random"

@@ -27,9 +27,12 @@ Usage: ``python benchmarks/rating_fidelity.py [--quick] [--engine]``.
 """
 
 import os
+import sys
+from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the synthetic games
 
 import argparse  # noqa: E402
 import itertools  # noqa: E402
@@ -39,10 +42,12 @@ from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from arena.bots.house import HeuristicBot  # noqa: E402
 from arena.game import PAGAT, Game  # noqa: E402
+from arena.house import HeuristicBot  # noqa: E402
 from arena.ratings import fit  # noqa: E402
-from arena.ratings.synthetic import (  # noqa: E402
+from arena.tournaments.adaptive import Ranked, extra_tables, separated_top  # noqa: E402
+from arena.tournaments.schedule import schedule  # noqa: E402
+from tests.ratings.synthetic import (  # noqa: E402
     covered,
     fitted_elo,
     kendall_tau,
@@ -50,8 +55,6 @@ from arena.ratings.synthetic import (  # noqa: E402
     population_elo,
     random_tables,
 )
-from arena.tournaments.adaptive import Ranked, extra_tables, separated_top  # noqa: E402
-from arena.tournaments.schedule import schedule  # noqa: E402
 
 N_BOTS, N_GAMES, DEALS, SD_PER_DEAL = 8, 400, 5, 3.0
 TAU_TARGET, COVERAGE_RANGE = 0.95, (0.93, 0.97)

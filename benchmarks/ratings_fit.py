@@ -15,9 +15,12 @@ repeats and seeds, ~15 s).  BLAS threads are pinned to one.
 """
 
 import os
+import sys
+from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the synthetic games
 
 import argparse  # noqa: E402
 import time  # noqa: E402
@@ -26,7 +29,7 @@ import numpy as np  # noqa: E402
 
 from arena.ratings import bradley_terry as fit  # noqa: E402
 from arena.ratings import margin  # noqa: E402
-from arena.ratings.synthetic import (  # noqa: E402
+from tests.ratings.synthetic import (  # noqa: E402
     covered,
     elo_from_strength,
     gumbel_games,

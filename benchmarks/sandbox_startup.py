@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from arena.bots import sandbox as sb
+from arena import sandbox as sb
 
 
 def reachable_by_others(path: str) -> bool:

@@ -26,11 +26,11 @@ from sqlalchemy import select
 
 from arena.config import Settings
 from arena.game import PAGAT
+from arena.runtime import Runtime
 from arena.store import Database, Match, upgrade
 from arena.store.models import TournamentRun, utcnow
 from arena.tournaments.background import stop_run
 from arena.tournaments.create import new_tournament
-from arena.tournaments.registry import Runtime
 from arena.tournaments.run import STOP_POLL_S, play_until_stopped
 
 ENTRANTS = ["house:master", "house:heuristic", "house:master#2", "house:heuristic#2"]

@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import random
+import sys
 import tempfile
 import time
 import uuid
@@ -30,13 +31,14 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.engine import URL
 
-from arena.bots.inprocess import InProcessPlayer
 from arena.config import Settings
 from arena.game import PAGAT
+from arena.players.inprocess import InProcessPlayer
 from arena.ratings import fit
-from arena.ratings.synthetic import gumbel_games, random_tables
 from arena.referee.match import MatchSpec, play_match
 from arena.referee.result import MatchResult
+from arena.registry import player_for, register_bot
+from arena.runtime import Runtime
 from arena.store import (
     BlobStore,
     Database,
@@ -52,8 +54,10 @@ from arena.store import (
 from arena.store.results import compress_replay
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
-from arena.tournaments.registry import Runtime, player_for, register_bot
 from arena.tournaments.run import match_spec
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the synthetic games
+from tests.ratings.synthetic import gumbel_games, random_tables
 
 DEFAULT_PG = os.environ.get(
     "ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

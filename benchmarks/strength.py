@@ -29,11 +29,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from arena.bots.house import HeuristicBot
-from arena.bots.house.master import MasterBot
-from arena.bots.house.master.cache import warm
-from arena.bots.house.master.inference import Inference
 from arena.game import CALLING, PLAYING, Game, Observation, derive_seed, get_ruleset
+from arena.house import HeuristicBot
+from arena.house.master import MasterBot
+from arena.house.master.cache import warm
+from arena.house.master.inference import Inference
 from arena.referee.match import Clock
 
 CLOCK = Clock()

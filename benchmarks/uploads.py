@@ -27,9 +27,10 @@ from pathlib import Path
 
 from arena.bots.package import MAX_UNPACKED_BYTES, PackageError, load_package
 from arena.config import Settings
+from arena.registry import inspect_archive
+from arena.runtime import Runtime
 from arena.store import Database, create_user, pack_directory, upgrade
 from arena.submissions import submit_version
-from arena.tournaments.registry import Runtime, inspect_archive
 
 ROOT = Path(__file__).resolve().parents[1]
 

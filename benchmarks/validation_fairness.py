@@ -25,10 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.store import Database, create_user, upgrade
 from arena.submissions import EmbeddedValidation, run_validation, submission_status, submit_version
 from arena.submissions.fair import FairPool
-from arena.tournaments.registry import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = ROOT / "tests" / "hostile_bots" / "slow_thinker"

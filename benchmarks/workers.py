@@ -38,13 +38,14 @@ from pathlib import Path
 
 from sqlalchemy import select, text
 
-from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
 from arena.game import PAGAT
+from arena.registry import register_bot
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy
 from arena.store import Database, Match, claimable_matches, engine_for, normalise_url, upgrade
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
-from arena.tournaments.registry import Runtime, register_bot
 from arena.tournaments.run import play_stored_match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -127,11 +128,11 @@ def start_workers(env: dict[str, str], count: int, root: Path) -> list[subproces
 
 
 def cluster_follow():
-    """``workers.follow``, which this script's own name hides while the script runs."""
+    """``workers.client.matches``, which this script's own name hides while the script runs."""
     here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
     sys.modules.pop("workers", None)
-    return importlib.import_module("workers.follow")
+    return importlib.import_module("workers.client.matches")
 
 
 def celery(db: Database, env: dict[str, str], tids: tuple[int, int], count: int, root: Path):

@@ -1,6 +1,6 @@
 """The dashboard: a Flask app factory with one blueprint per area.
 
-Pages and the JSON API call read models in :mod:`arena.views` and services in
+Pages and the JSON API call read models in :mod:`arena.readmodels` and services in
 :mod:`arena.accounts`, :mod:`arena.tournaments`; nothing here touches SQL.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from flask import Flask
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.store import Database
-from arena.tournaments.registry import Runtime
 from dashboard import db
 from dashboard.accounts import accounts
 from dashboard.api import api

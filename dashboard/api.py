@@ -10,19 +10,19 @@ from pathlib import Path
 from flask import Blueprint, jsonify, request, url_for
 from werkzeug.http import parse_options_header
 
-from arena.bots.player import public_reason
-from arena.submissions import SubmissionError, set_retired, submission_status, version_log
-from arena.views.bots import bot_list, bot_page
-from arena.views.cache import CACHE
-from arena.views.decision import export_decision
-from arena.views.leaderboard import leaderboard as board_of
-from arena.views.matches import match_detail, match_list
-from arena.views.tournaments import (
+from arena.players.player import public_reason
+from arena.readmodels.bots import bot_list, bot_page
+from arena.readmodels.cache import CACHE
+from arena.readmodels.decision import export_decision
+from arena.readmodels.leaderboard import leaderboard as board_of
+from arena.readmodels.matches import match_detail, match_list
+from arena.readmodels.tournaments import (
     standings_table,
     tournament_list,
     tournament_page,
     tournament_summary,
 )
+from arena.submissions import SubmissionError, set_retired, submission_status, version_log
 from dashboard.db import session
 from dashboard.matches import finished_record, record_or_409
 from dashboard.params import match_filter, scope

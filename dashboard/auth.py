@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import hmac
-import os
 import secrets
 from collections.abc import Callable
 from datetime import timedelta
@@ -46,11 +45,11 @@ class _Sessions(SecureCookieSessionInterface):
 
 def init_auth(app: Flask, settings: Settings) -> None:
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = secret_key(settings.data_dir)
+        app.config["SECRET_KEY"] = secret_key(settings.data_dir, settings.secret_key)
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=os.environ.get("ARENA_SECURE_COOKIES") == "1",
+        SESSION_COOKIE_SECURE=settings.secure_cookies,
         PERMANENT_SESSION_LIFETIME=timedelta(days=SESSION_DAYS),  # as long as the row lives
     )
     app.session_interface = _Sessions()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, url_for
 
+from arena.readmodels.audit import bot_audit
+from arena.readmodels.bots import bot_list, bot_page
+from arena.readmodels.logs import bot_owner
 from arena.submissions import set_retired
-from arena.views.audit import bot_audit
-from arena.views.bots import bot_list, bot_page
-from arena.views.logs import bot_owner
 from dashboard.auth import current_user, login_required, may_see_logs
 from dashboard.db import database, session
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from arena.readmodels.decision import DecisionNotFound
 from arena.store import StoreError
 from arena.submissions import SubmissionError
-from arena.views.decision import DecisionNotFound
 
 
 def register_errors(app: Flask) -> None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template, request
 
-from arena.views.leaderboard import leaderboard as board_of
-from arena.views.leaderboard import title_of
-from arena.views.tournaments import tournament_choices
+from arena.readmodels.leaderboard import leaderboard as board_of
+from arena.readmodels.leaderboard import title_of
+from arena.readmodels.tournaments import tournament_choices
 from dashboard.db import session
 from dashboard.fragments import cached_html
 from dashboard.params import scope

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template
 
+from arena.readmodels.logs import bot_owner, log_index, log_text
 from arena.text import printable
-from arena.views.logs import bot_owner, log_index, log_text
 from dashboard.auth import may_see_logs
 from dashboard.db import session
 

@@ -1,6 +1,6 @@
 """Match list, match page with the replay viewer (or, until every rotation of its deals is
 played, the scores so far), and the replay and decision downloads. What a record shows is
-decided in one place: ``arena.views.records``."""
+decided in one place: ``arena.readmodels.records``."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 
 from flask import Blueprint, Response, abort, render_template, request
 
-from arena.views.bots import bot_choices
-from arena.views.decision import export_decision
-from arena.views.matches import match_detail, match_list
-from arena.views.records import shown_record
-from arena.views.tournaments import tournament_choices
+from arena.readmodels.bots import bot_choices
+from arena.readmodels.decision import export_decision
+from arena.readmodels.matches import match_detail, match_list
+from arena.readmodels.records import shown_record
+from arena.readmodels.tournaments import tournament_choices
 from dashboard.db import session
 from dashboard.format import json_in_script
 from dashboard.params import match_filter

@@ -8,11 +8,11 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 from arena.bots.package import PackageError
 from arena.game import RULESETS
 from arena.ratings import DEFAULT_MODEL, MODELS
+from arena.readmodels.entrants import entrant_choices
 from arena.referee import Clock
 from arena.store import StoreError, get_tournament
 from arena.tournaments.background import MatchQueue, start_run, stop_run
 from arena.tournaments.create import new_tournament
-from arena.views.entrants import entrant_choices
 from dashboard.auth import admin_required
 from dashboard.db import database, session
 from dashboard.submitting import runtime
@@ -106,7 +106,7 @@ def _match_queue() -> MatchQueue | None:
     """The workers' queue when a broker is configured; else the start plays in a process."""
     if not runtime().settings.broker_configured:
         return None
-    from workers.follow import CeleryMatches  # Celery is loaded only with a broker
+    from workers.client.matches import CeleryMatches  # Celery is loaded only with a broker
 
     return CeleryMatches()
 

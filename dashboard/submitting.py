@@ -10,10 +10,10 @@ from typing import BinaryIO
 from flask import Flask, current_app, request
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.submissions import EmbeddedValidation, Validator, submit_version
 from arena.submissions.sweep import sweep_periodically
 from arena.submissions.upload import shown_name, too_big
-from arena.tournaments.registry import Runtime
 from dashboard.db import database
 
 FORM_SLACK = 64 * 1024  # multipart boundaries, headers and form fields around the file
@@ -33,7 +33,7 @@ def validator() -> Validator:
         embedded = EmbeddedValidation(database(), runtime())
         chosen: Validator = embedded
         if runtime().settings.broker_configured:
-            from workers.validation import BrokerValidation  # only with a broker
+            from workers.client.validation import BrokerValidation  # only with a broker
 
             chosen = BrokerValidation(embedded)
         current_app.extensions["arena_validator"] = chosen

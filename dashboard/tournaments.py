@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from flask import Blueprint, render_template
 
-from arena.store import get_tournament
-from arena.views.leaderboard import leaderboard
-from arena.views.tournaments import (
+from arena.readmodels.leaderboard import leaderboard
+from arena.readmodels.tournaments import (
     rating_history,
     standings_table,
     tournament_list,
     tournament_page,
 )
+from arena.store import get_tournament
 from dashboard.db import session
 from dashboard.fragments import cached_html
 

@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import URL
 
-from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy
 from arena.store import BlobStore, Database, upgrade
-from arena.tournaments.registry import Runtime
 from tests.support import POLICY, Emptier, fresh_database, need_sandbox, pg_schema
 
 # The Celery backend's services (redis-server, a cluster database, worker processes).

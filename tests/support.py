@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import URL
 
-from arena.bots.sandbox import SandboxPolicy
+from arena.sandbox import SandboxPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = ROOT / "sample_bots"
@@ -64,7 +64,7 @@ def need(ok: bool, reason: str) -> None:
 
 def need_sandbox(policy) -> None:
     """Skip (fail under CI=true) when the bwrap sandbox cannot run bots here."""
-    from arena.bots.sandbox import SandboxUnavailable, resolve_mode
+    from arena.sandbox import SandboxUnavailable, resolve_mode
 
     try:
         resolve_mode(policy)
@@ -74,7 +74,7 @@ def need_sandbox(policy) -> None:
 
 def need_cgroups(policy) -> None:
     """Skip (fail under CI=true) when bots get no memory and pids cgroup of their own here."""
-    from arena.bots.sandbox.cgroups import hierarchies
+    from arena.sandbox.cgroups import hierarchies
 
     found = os.geteuid() == 0 and hierarchies(policy) is not None
     need(found, "per-bot cgroups need root and a cgroup v1 or v2 fs with memory and pids")

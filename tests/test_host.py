@@ -8,9 +8,9 @@ import sys
 
 from click.testing import CliRunner
 
-from arena.bots.sandbox import SandboxPolicy
 from arena.cli import main
 from arena.host import Plan, install, plan
+from arena.sandbox import SandboxPolicy
 from tests.support import need_sandbox
 
 SETUP = importlib.import_module("arena.cli.setup")  # the module; arena.cli.setup is the command
@@ -58,7 +58,7 @@ def test_install_refreshes_the_lists_once_when_the_first_try_fails():
 
 
 def test_setup_checks_the_real_sandbox(monkeypatch):
-    from arena.bots.sandbox import _reset_detection_cache
+    from arena.sandbox import _reset_detection_cache
 
     monkeypatch.delenv("ARENA_SANDBOX_MODE", raising=False)
     monkeypatch.setenv("ARENA_BWRAP", "/nonexistent/bwrap")
@@ -82,7 +82,7 @@ def test_setup_on_a_ready_machine_installs_nothing_and_says_so(monkeypatch):
     assert "master bot: search cached (" in result.stdout
     assert calls == []
     # on disk: a fresh process (a bot's start) loads every kernel and compiles none
-    check = "from arena.bots.house.master.cache import warm; print(warm()[1])"
+    check = "from arena.house.master.cache import warm; print(warm()[1])"
     fresh = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True)
     assert fresh.stdout.strip() == "0", fresh.stderr
 

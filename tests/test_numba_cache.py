@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.game import playout
+from arena.house import compiled
 
 KERNEL = """
 from pathlib import Path
@@ -72,8 +72,8 @@ def _callees(function: types.FunctionType, seen: set[str]) -> set[str]:
 
 
 def test_the_fast_path_fingerprints_every_file_its_kernels_inline():
-    kernels = [v.py_func for v in vars(playout).values() if hasattr(v, "py_func")]
-    assert kernels, "no compiled kernels found in arena.game.playout"
+    kernels = [v.py_func for v in vars(compiled).values() if hasattr(v, "py_func")]
+    assert kernels, "no compiled kernels found in arena.house.compiled"
     files = set().union(*(_callees(kernel, set()) for kernel in kernels))
-    assert {Path(f).name for f in files} <= set(playout.COMPILED_FROM)
+    assert {Path(f) for f in files} <= {p.resolve() for p in compiled.COMPILED_FROM}
     assert "tricks.py" in {Path(f).name for f in files}

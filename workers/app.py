@@ -7,23 +7,25 @@ lost workers.
   longest match, or Redis hands a running job to a second worker (harmless: the match is
   leased, the second job only waits for the lease — but wasteful).
 - No result backend: results go to the database; tasks report nothing back.
+- The beat (``arena beat``) sends ``arena.recover`` every third of a lease to the recovery
+  queue, which every worker takes beside its match queues; a tick not taken within its
+  period expires (the next one does its work). Its schedule is in memory: no file, and
+  any number of beats may run (a second one only makes the recovery run twice as often).
 """
 
 from __future__ import annotations
 
-import os
-
 from celery import Celery
+from kombu.exceptions import ChannelError, OperationalError
 
 from arena.config import Settings
-from arena.tournaments.dispatch import DEFAULT_QUEUE
-
-DEFAULT_VISIBILITY_S = 2 * 3600
+from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE, recovery_every_s
 
 
 def make_app(settings: Settings | None = None) -> Celery:
     settings = settings or Settings.from_env()
     app = Celery("arena", broker=settings.broker_url, include=["workers.tasks"])
+    every_s = recovery_every_s(settings.lease_s)
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -32,21 +34,40 @@ def make_app(settings: Settings | None = None) -> Celery:
         task_default_queue=DEFAULT_QUEUE,
         task_serializer="json",
         accept_content=["json"],
-        broker_transport_options={"visibility_timeout": _visibility_s()},
+        broker_transport_options={"visibility_timeout": settings.visibility_timeout_s},
         broker_connection_retry_on_startup=True,
         broker_connection_max_retries=None,  # a worker waits out a broker restart
         task_publish_retry_policy={"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5},
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
+        task_routes={"arena.recover": {"queue": RECOVERY_QUEUE}},
+        beat_scheduler="celery.beat:Scheduler",  # in memory
+        beat_schedule={
+            "recover": {
+                "task": "arena.recover",
+                "schedule": every_s,
+                "options": {"queue": RECOVERY_QUEUE, "expires": every_s},
+            }
+        },
     )
     return app
 
 
-def _visibility_s() -> int:
-    text = os.environ.get("ARENA_VISIBILITY_TIMEOUT", str(DEFAULT_VISIBILITY_S))
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"ARENA_VISIBILITY_TIMEOUT={text!r}: expected whole seconds >= 1")
-    return int(text)
+def queue_idle(app: Celery, queue: str) -> bool:
+    """No job waits in ``queue`` (False when the broker cannot say: it is away)."""
+    try:
+        with app.connection_for_read() as conn:
+            return waiting(conn.default_channel, queue) == 0
+    except OperationalError:
+        return False
+
+
+def waiting(channel, queue: str) -> int:
+    """Jobs waiting in ``queue`` (not those a worker holds)."""
+    try:
+        return channel.queue_declare(queue, passive=True).message_count
+    except ChannelError:  # never declared: nothing was ever sent to it
+        return 0
 
 
 app = make_app()

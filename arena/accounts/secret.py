@@ -12,12 +12,10 @@ from pathlib import Path
 FILE = "secret_key"
 
 
-def secret_key(data_dir: Path, environ: dict[str, str] | None = None) -> str:
-    env = os.environ if environ is None else environ
-    if key := env.get("ARENA_SECRET_KEY"):
-        if len(key) < 16:
-            raise ValueError("ARENA_SECRET_KEY must have at least 16 characters")
-        return key
+def secret_key(data_dir: Path, configured: str | None = None) -> str:
+    """``configured`` (``Settings.secret_key``, checked there) or the machine's own."""
+    if configured:
+        return configured
     path = Path(data_dir) / FILE
     if not path.exists():
         _create(path)

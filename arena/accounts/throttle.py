@@ -15,7 +15,6 @@ every web worker and machine sees the same counts.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -23,6 +22,7 @@ from datetime import timedelta
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from arena.config import Settings
 from arena.store.models import RateEvent, utcnow
 
 SIGNUP_WINDOW_S = 3600
@@ -36,26 +36,10 @@ class Limits:
     signups_per_address: int = 10  # per hour
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
+    def from_settings(cls, settings: Settings) -> Limits:
         """``ARENA_LOGIN_LIMIT=ACCOUNT,ADDRESS,WINDOW_S`` (default ``5,20,900``) and
-        ``ARENA_SIGNUP_LIMIT=PER_HOUR`` per address (default 10)."""
-        env = os.environ if environ is None else environ
-        login = _numbers(env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", 3)
-        signup = _numbers(env, "ARENA_SIGNUP_LIMIT", "SIGNUPS_PER_HOUR", 1)
-        return cls(*(login or (5, 20, 15 * 60)), *(signup or (10,)))
-
-
-def _numbers(env, name: str, form: str, count: int) -> tuple[int, ...] | None:
-    text = env.get(name)
-    if not text:
-        return None
-    try:
-        numbers = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        numbers = ()
-    if len(numbers) != count or min(numbers) < 1:
-        raise ValueError(f"{name}={text!r}: expected {form}, whole numbers of at least 1")
-    return numbers
+        ``ARENA_SIGNUP_LIMIT=PER_HOUR`` per address (default 10), as ``Settings`` read them."""
+        return cls(*settings.login_limit, settings.signups_per_hour)
 
 
 def _login_keys(name: str, address: str) -> tuple[str, str]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.bots.bhoos.player import BhoosPlayer
-from arena.bots.house import HOUSE_BOTS
-from arena.bots.house.names import house_player, parse_house
-from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import PackageError, load_package
-from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.runtimes import runtime_problem
-from arena.bots.sandbox import SandboxPolicy
+from arena.house import HOUSE_BOTS
+from arena.house.names import house_player, parse_house
+from arena.players.bhoos.player import BhoosPlayer
+from arena.players.player import Player
+from arena.sandbox import SandboxPolicy
+from arena.sandbox.limits import DEFAULT_LIMITS, Limits
 
 
 def make_player(

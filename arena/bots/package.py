@@ -27,7 +27,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from arena.bots.house import HOUSE_BOTS
+from arena.house import HOUSE_BOTS
 from arena.text import reads_as_house
 
 MANIFEST = "bot.toml"

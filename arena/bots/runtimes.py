@@ -20,7 +20,7 @@ _RUNTIME = re.compile(r"^(python|node)(\d+(?:\.\d+)?)?$")
 
 
 def _bot_path() -> str:
-    """The PATH the sandbox gives a bot (see ``arena.bots.sandbox.bwrap``)."""
+    """The PATH the sandbox gives a bot (see ``arena.sandbox.bwrap``)."""
     return os.pathsep.join([os.path.dirname(sys.executable), "/usr/local/bin", "/usr/bin", "/bin"])
 
 

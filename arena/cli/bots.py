@@ -13,10 +13,10 @@ from rich.table import Table
 from arena.cli.api_client import ApiError, Client, find_token
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
+from arena.registry import archive_of, free_rejected, inspect_archive, register_bot
 from arena.store import Bot, BotVersion, list_bots, owners_of
 from arena.submissions import set_retired
 from arena.text import plural, printable
-from arena.tournaments.registry import archive_of, free_rejected, inspect_archive, register_bot
 
 POLL_S = 1.0
 LOG_LINES = 20  # of the validation log, shown when a submitted bot is rejected

@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 
 import click
 from sqlalchemy.exc import InterfaceError, OperationalError
 
 from arena.bots.package import PackageError
-from arena.bots.sandbox import SandboxError
 from arena.config import Settings
+from arena.runtime import Runtime
+from arena.sandbox import SandboxError
 from arena.store import Database, StoreError, normalise_url, upgrade
 from arena.store.db import connection_problem
 from arena.store.migrate import is_up_to_date
-from arena.tournaments.registry import Runtime
 
 USER_ERRORS = (StoreError, PackageError, SandboxError, ValueError)
 
 
+UNSANDBOXED = "arena.unsafe_no_sandbox"
+
+
 def _allow_unsandboxed(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    if value:  # through the environment, so that worker processes inherit it
-        os.environ["ARENA_SANDBOX_MODE"] = "rlimits"
+    if value:
+        ctx.meta[UNSANDBOXED] = True  # read by settings(), for this command only
 
 
 unsafe_no_sandbox = click.option(
@@ -48,9 +50,19 @@ def open_database(settings: Settings) -> Database:
     return db
 
 
+def settings() -> Settings:
+    """This command's settings: the environment's, and ``--unsafe-no-sandbox`` when given.
+    Processes it starts get them through ``Runtime`` (pickled) or ``Settings.environment``."""
+    configured = Settings.from_env()
+    context = click.get_current_context(silent=True)
+    if context is not None and context.meta.get(UNSANDBOXED):
+        return configured.without_sandbox()
+    return configured
+
+
 def runtime_and_db() -> tuple[Runtime, Database]:
-    settings = Settings.from_env()
-    return Runtime(settings), open_database(settings)
+    configured = settings()
+    return Runtime(configured), open_database(configured)
 
 
 @contextlib.contextmanager
@@ -61,5 +73,5 @@ def user_errors() -> Iterator[None]:
     except USER_ERRORS as exc:
         raise click.ClickException(str(exc)) from None
     except (OperationalError, InterfaceError) as exc:  # unreachable or missing database
-        url = normalise_url(Settings.from_env().database_url)
+        url = normalise_url(settings().database_url)
         raise click.ClickException(str(connection_problem(exc, url))) from None

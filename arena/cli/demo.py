@@ -14,8 +14,8 @@ from arena.cli.render import literal
 from arena.cli.setup import prepare_host
 from arena.cli.tournaments import print_standings, run_with_progress
 from arena.game import RULESETS
+from arena.registry import register_bot
 from arena.tournaments.create import new_tournament
-from arena.tournaments.registry import register_bot
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 HOUSE_ENTRANTS = ("house:heuristic", "house:random")

@@ -11,17 +11,17 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.bots.bhoos.player import BhoosPlayer
-from arena.bots.bhoos.wire import plays_bhoos
 from arena.bots.factory import make_player
-from arena.bots.house.names import number_copies
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
-from arena.cli.context import unsafe_no_sandbox
+from arena.cli.context import settings, unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
+from arena.house.names import UnknownHouseBot, number_copies
+from arena.players.bhoos.player import BhoosPlayer
+from arena.players.bhoos.wire import plays_bhoos
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
+from arena.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
 from arena.text import plural, printable
 
 
@@ -66,16 +66,17 @@ def play(
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     seed = secret_seed() if seed is None else seed
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
-    sweep_leftovers(SandboxPolicy.from_env())  # bots a killed earlier run may have left
+    policy = SandboxPolicy.from_settings(settings())
+    sweep_leftovers(policy)  # bots a killed earlier run may have left
     try:
         players = [
-            make_player(b, seed=seed + i, log_dir=log_dir, entrant=i)
+            make_player(b, seed=seed + i, policy=policy, log_dir=log_dir, entrant=i)
             for i, b in enumerate(number_copies(list(bots)))
         ]
         if any(isinstance(p, ProcessPlayer) for p in players):
-            resolve_mode()  # refuses here, in one line, when there is no sandbox
+            resolve_mode(policy)  # refuses here, in one line, when there is no sandbox
         _check_bhoos(players, ruleset)
-    except (PackageError, SandboxError) as exc:
+    except (PackageError, UnknownHouseBot, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
     spec = MatchSpec(
         f"play-{secrets.token_hex(4)}", ruleset, seed, games, Clock(decision_ms, bank_ms)

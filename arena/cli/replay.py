@@ -8,18 +8,17 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from sqlalchemy import select
 
 from arena.bots.factory import make_player
-from arena.bots.player import BotFault
 from arena.cli.context import runtime_and_db, user_errors
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RecordError, check_game_record, validate_record
+from arena.players.player import BotFault
+from arena.readmodels.decision import load_decision
+from arena.readmodels.records import shown_record
 from arena.referee.moves import checked
-from arena.store import BotVersion, bot_logs, get_match
+from arena.store import bot_logs, get_match, version_refs
 from arena.text import plural, printable
-from arena.views.decision import load_decision
-from arena.views.records import shown_record
 
 
 @click.group()
@@ -113,7 +112,7 @@ def _read_record(path: Path) -> dict:
 
 def _stored_record(match_id: int) -> str:
     """A finished tournament match's record from the configured database, as JSON text:
-    the record as anybody may see it (``arena.views.records``), so none before the end."""
+    the record as anybody may see it (``arena.readmodels.records``), so none before the end."""
     with user_errors():
         _, db = runtime_and_db()
         with db.session(read_only=True) as s:
@@ -165,8 +164,7 @@ def logs(match_id: int) -> None:
         with db.session(read_only=True) as s:
             get_match(s, match_id)
             texts = bot_logs(s, match_id)
-            versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(texts)))
-            refs = {v.id: v.ref for v in versions}
+            refs = version_refs(s, texts)
     if not texts:
         click.echo(f"match {match_id} has no bot logs (not finished, or house bots only)")
     for version_id, text in sorted(texts.items(), key=lambda item: refs[item[0]]):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 from rich.console import Console
 
-from arena.bots.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
-from arena.bots.sandbox import _reset_detection_cache as forget_probe
-from arena.bots.sandbox.cgroups import fair_play_gaps
 from arena.host import install, plan
+from arena.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
+from arena.sandbox import _reset_detection_cache as forget_probe
+from arena.sandbox.cgroups import fair_play_gaps
 
 
 def prepare_host(console: Console) -> None:
@@ -37,7 +37,7 @@ def prepare_host(console: Console) -> None:
 def build_search_cache(console: Console) -> None:
     """Compile the master bot's search into numba's on-disk cache, which the bot copies at
     start-up inside the read-only sandbox instead of compiling it again every game."""
-    from arena.bots.house.master.cache import warm
+    from arena.house.master.cache import warm
 
     with console.status("compiling the master bot's search..."):
         seconds, compiled = warm()

@@ -25,6 +25,7 @@ from arena.cli.render import literal
 from arena.game import RULESETS
 from arena.ratings import DEFAULT_MODEL, MODELS
 from arena.referee import Clock
+from arena.runtime import Runtime
 from arena.store import (
     Database,
     get_tournament,
@@ -37,7 +38,6 @@ from arena.text import plural, printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import extend_tournament
-from arena.tournaments.registry import Runtime
 from arena.tournaments.standings import model_for, scale_note, standings
 
 
@@ -166,23 +166,34 @@ def run(tournament_id: int, workers: int | None, backend: str, detach: bool) -> 
 
 def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bool) -> bool:
     """Send the matches not yet sent, then (unless detached) show progress until done."""
-    from workers.follow import broker_problem, follow, send_matches  # only for this backend
+    from workers.client.matches import broker_problem, follow, send_matches  # only for this backend
 
     if problem := broker_problem():
         raise click.ClickException(problem)
     sent = send_matches(db, tournament_id)
     click.echo(f"tournament {tournament_id}: {plural(sent, 'match')} sent to the workers")
     if detach:
-        click.echo(f"follow it with `arena tournament run {tournament_id} --backend celery`")
+        click.echo(
+            f"the workers finish it (with `arena beat` running, lost matches are sent again); "
+            f"follow it with `arena tournament run {tournament_id} --backend celery`"
+        )
         return False
     with progress_bar(tournament_id) as (bar, task):
 
         def on_progress(state: dict[str, int]) -> None:
             finished = state["done"] + state["failed"]
-            bar.update(task, completed=finished, total=sum(state.values()), note="")
+            bar.update(task, completed=finished, total=sum(state.values()))
+
+        def on_trouble(warning: str | None) -> None:
+            if warning is None:
+                bar.console.print("the database answers again")
+            else:
+                bar.console.print(f"[yellow]warning:[/] {warning}")
+            bar.update(task, note="database unreachable" if warning else "")
 
         try:
-            state = follow(db, tournament_id, runtime.settings.lease_s, on_progress)
+            lease_s = runtime.settings.lease_s
+            state = follow(db, tournament_id, lease_s, on_progress, on_trouble)
         except KeyboardInterrupt:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             raise click.ClickException(

@@ -1,4 +1,5 @@
-"""``arena worker``: a Celery worker for tournaments on Redis and Postgres."""
+"""``arena worker``: a Celery worker for tournaments on Redis and Postgres; ``arena beat``:
+the clock that has the workers recover what was lost."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import socket
 
 import click
 
-from arena.bots.sandbox import resolve_mode
-from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
-from arena.tournaments.dispatch import DEFAULT_QUEUE
+from arena.cli.context import runtime_and_db, settings, unsafe_no_sandbox, user_errors
+from arena.sandbox import resolve_mode
+from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE
 
 
 @click.command()
@@ -20,7 +21,8 @@ from arena.tournaments.dispatch import DEFAULT_QUEUE
     "--queues",
     default=DEFAULT_QUEUE,
     show_default=True,
-    help="Queues to take matches from, comma-separated (e.g. arena,arena.node where node is).",
+    help="Queues to take matches from, comma-separated (e.g. arena,arena.node where node is); "
+    f"every worker also takes the beat's recovery jobs ({RECOVERY_QUEUE}).",
 )
 @click.option("--loglevel", default="INFO", show_default=True)
 @unsafe_no_sandbox
@@ -28,23 +30,45 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
     """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
     ARENA_DATABASE_URL) until stopped."""
     with user_errors():
-        runtime_and_db()  # refuse a bad or stale database before taking any job
-        resolve_mode()  # and a machine that cannot sandbox bots
+        runtime, _ = runtime_and_db()  # refuse a bad or stale database before taking any job
+        resolve_mode(runtime.policy)  # and a machine that cannot sandbox bots
         from workers.app import app  # Celery is loaded only for this command
-        from workers.follow import broker_problem
+        from workers.client.matches import broker_problem
+        from workers.tasks import use_settings
+
+        use_settings(runtime.settings)  # the pool's processes are forked from this one
 
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
 
+    names = [q.strip() for q in queues.split(",") if q.strip()]
+    taken = ",".join(dict.fromkeys([*names, RECOVERY_QUEUE]))
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
     app.worker_main(
         [
             "worker",
             f"--concurrency={concurrency}",
-            f"--queues={queues}",
+            f"--queues={taken}",
             f"--loglevel={loglevel}",
             f"--hostname={name}",
             "--without-gossip",
             "--without-mingle",
         ]
     )
+
+
+@click.command()
+@click.option("--loglevel", default="INFO", show_default=True)
+def beat(loglevel: str) -> None:
+    """Have the workers recover what was lost, every third of a lease (ARENA_LEASE_SECONDS,
+    ARENA_BROKER_URL): matches whose worker or job was lost are sent again, tournaments that
+    are over are finished, lost bot validations restarted. One per cluster; more are
+    harmless."""
+    with user_errors():
+        settings()  # refuse bad ARENA_* values before starting
+        from workers.app import app  # Celery is loaded only for this command
+        from workers.client.matches import broker_problem
+
+        if problem := broker_problem(connect=False):
+            raise click.ClickException(problem)
+    app.start(["beat", f"--loglevel={loglevel}"])

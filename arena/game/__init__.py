@@ -1,7 +1,7 @@
 """The pure Callbreak rules: no I/O, no clock, no randomness except the seeded deal.
 
-The numba-compiled search fast path lives in ``arena.game.playout`` and is imported on
-demand, so that loading the rules never pays for the compiler.
+The numba-compiled trick rules for search bots live in ``arena.house.compiled``: loading the
+rules never pays for the compiler, and nothing here touches a file.
 """
 
 from arena.game.cards import CARDS, Card, cards_of, format_cards, mask_of, parse_card, parse_cards

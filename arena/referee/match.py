@@ -19,7 +19,9 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-from arena.bots.player import (
+from arena.game import CALLING, OVER, PAGAT, Deal, Game, Ruleset, call_made, game_record
+from arena.game.record import points_json
+from arena.players.player import (
     BotDied,
     BotFault,
     DealEnd,
@@ -31,8 +33,6 @@ from arena.bots.player import (
     Request,
     TrickEnd,
 )
-from arena.game import CALLING, OVER, PAGAT, Deal, Game, Ruleset, call_made, game_record
-from arena.game.record import points_json
 from arena.referee.moves import checked, fallback
 from arena.referee.result import FORFEIT, Fault, GameResult, MatchResult
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arena.bots.player import BadReply, BotFault, Move
 from arena.game import Card, Observation, parse_card
+from arena.players.player import BadReply, BotFault, Move
 
 
 class IllegalCall(BotFault):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 
-from arena.bots.player import Event
 from arena.game import Card, Observation
+from arena.players.player import Event
 
 
 class Bot:

@@ -14,7 +14,7 @@ from concurrent import futures
 
 import grpc
 
-from arena.bots.wire import PROTOCOL, event_from_proto, observation_from_proto, rules_from_proto
+from arena.players.wire import PROTOCOL, event_from_proto, observation_from_proto, rules_from_proto
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.sdk.bot import Bot

@@ -17,13 +17,12 @@ from arena.store.bots import (
     save_validation_log,
     set_bot_status,
     validation_log,
+    version_refs,
 )
 from arena.store.db import Database, engine_for, normalise_url
 from arena.store.errors import StoreError
 from arena.store.live import live_record_state, load_live_record_json, save_live_record
 from arena.store.matches import (
-    DEFAULT_LEASE_S,
-    DEFAULT_MAX_ATTEMPTS,
     Lease,
     claim_match,
     claimable_matches,
@@ -85,8 +84,6 @@ from arena.store.users import (
 )
 
 __all__ = [
-    "DEFAULT_LEASE_S",
-    "DEFAULT_MAX_ATTEMPTS",
     "ApiToken",
     "Base",
     "BlobStore",
@@ -159,4 +156,5 @@ __all__ = [
     "upgrade",
     "user_for_token",
     "validation_log",
+    "version_refs",
 ]

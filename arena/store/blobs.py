@@ -46,9 +46,6 @@ class BlobStore:
             raise StoreError(f"{digest!r} is not a sha256 digest (64 lowercase hex digits)")
         return self.root / digest[:2] / digest
 
-    def has(self, digest: str) -> bool:
-        return self.path(digest).is_file()
-
     def put(self, data: bytes) -> str:
         """Store ``data`` (once) and return its sha256."""
         digest = sha256_hex(data)

@@ -254,7 +254,16 @@ def owners_of(s: Session, bot_ids: Iterable[int]) -> dict[int, str]:
     }
 
 
-def list_bots(s: Session) -> list[Bot]:
-    """All bots by name, each with ``versions`` loaded (oldest first)."""
+def version_refs(s: Session, version_ids: Iterable[int]) -> dict[int, str]:
+    """Each version id's ref (``name@version``)."""
+    versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(list(version_ids))))
+    return {v.id: v.ref for v in versions}
+
+
+def list_bots(s: Session, owner_id: int | None = None) -> list[Bot]:
+    """All bots (``owner_id``'s only, when given) by name, each with ``versions`` loaded
+    (oldest first)."""
     query = select(Bot).options(selectinload(Bot.versions)).order_by(Bot.name)
+    if owner_id is not None:
+        query = query.where(Bot.owner_id == owner_id)
     return list(s.scalars(query))

@@ -10,7 +10,7 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.bots.house import HOUSE_BOTS
+from arena.house import HOUSE_BOTS
 from arena.store.errors import StoreError
 from arena.store.models import ApiToken, User
 from arena.store.names import USER_NAME, refuse_lookalike

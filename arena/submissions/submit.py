@@ -10,7 +10,9 @@ from typing import BinaryIO
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.bots.sandbox import SandboxUnavailable, resolve_mode
+from arena.registry import free_rejected
+from arena.runtime import Runtime
+from arena.sandbox import SandboxUnavailable, resolve_mode
 from arena.store import (
     Bot,
     Database,
@@ -25,7 +27,6 @@ from arena.submissions.errors import SubmissionError
 from arena.submissions.quota import take_slot
 from arena.submissions.upload import checked_manifest, read_capped, shown_name, single_file_package
 from arena.submissions.validation import EmbeddedValidation, Validator
-from arena.tournaments.registry import Runtime, free_rejected
 
 
 def submit_version(

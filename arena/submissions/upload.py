@@ -13,10 +13,10 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from arena.bots.package import MANIFEST, PackageError, parse_manifest
+from arena.registry import inspect_archive
 from arena.store import pack_directory
 from arena.submissions.errors import SubmissionError
 from arena.text import printable
-from arena.tournaments.registry import inspect_archive
 
 CHUNK = 1 << 20
 _SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")

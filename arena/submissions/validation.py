@@ -1,6 +1,6 @@
 """Validating a stored version in the background, in this process: threads that outlive
 the web request, fair between users (``fair.py``: one validation per user at a time, users
-in turn). (With a broker configured, ``workers.validation`` sends them to Celery workers
+in turn). (With a broker configured, ``workers.client.validation`` sends them to Celery workers
 instead.)"""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from concurrent.futures import Future
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from arena.registry import validate_stored
+from arena.runtime import Runtime
 from arena.store import BotVersion, Database
 from arena.submissions.fair import FairPool
-from arena.tournaments.registry import Runtime, validate_stored
 
 log = logging.getLogger(__name__)
 

@@ -26,14 +26,15 @@ from typing import Protocol
 
 from sqlalchemy import select, update
 
+from arena.runtime import Runtime
 from arena.store import Database, Match, StoreError, get_tournament, set_tournament_status
 from arena.store.models import TournamentRun, utcnow
-from arena.tournaments.registry import Runtime
 
 
 class MatchQueue(Protocol):
-    """Where a start sends the matches when workers play them (``workers.follow.CeleryMatches``).
-    The caller passes it, so that this layer never imports the workers."""
+    """Where a start sends the matches when workers play them
+    (``workers.client.matches.CeleryMatches``). The caller passes it, so that this layer
+    never imports the workers."""
 
     def problem(self) -> str | None:
         """Why the queue cannot take jobs now, in one line; None when it can."""
@@ -70,9 +71,8 @@ def _start_queued(db: Database, tournament_id: int, queue: MatchQueue) -> Tourna
 
 def _start_process(db: Database, runtime: Runtime, tournament_id: int) -> TournamentRun:
     settings = runtime.settings
-    env = dict(os.environ)
+    env = {**os.environ, **settings.environment()}
     env["ARENA_DATABASE_URL"] = db.url.render_as_string(hide_password=False)
-    env["ARENA_DATA_DIR"] = str(Path(settings.data_dir).resolve())
     log = runtime.log_dir("runs", f"tournament-{tournament_id}.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:

@@ -10,11 +10,13 @@ from dataclasses import asdict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.bots.bhoos.wire import plays_bhoos
-from arena.bots.house.names import parse_house
 from arena.game import Ruleset
+from arena.house.names import parse_house
+from arena.players.bhoos.wire import plays_bhoos
 from arena.ratings import DEFAULT_MODEL
 from arena.referee import Clock, secret_seed
+from arena.registry import house_version
+from arena.runtime import Runtime
 from arena.store import (
     BotVersion,
     Database,
@@ -26,7 +28,6 @@ from arena.store import (
 )
 from arena.text import plural
 from arena.tournaments.owners import seating_problem
-from arena.tournaments.registry import Runtime, house_version
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
 
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from multiprocessing.synchronize import Event
 
-from arena.bots.sandbox import SandboxPolicy, die_with, resolve_mode, sweep_leftovers
+from arena.runtime import Runtime
+from arena.sandbox import die_with, resolve_mode, sweep_leftovers
 from arena.store import Database, claimable_matches, progress, set_tournament_status
-from arena.tournaments.registry import Runtime
 from arena.tournaments.run import play_until_stopped, run_match
 from arena.tournaments.standings import finish_tournament
 from arena.tournaments.stopping import request_stop
@@ -51,7 +51,7 @@ def run_tournament(
     the tournament schedules when the others are done are played too.
     """
     resolve_mode(runtime.policy)  # no usable sandbox: refuse before claiming any match
-    sweep_leftovers(runtime.policy or SandboxPolicy.from_env())  # bots of a killed earlier run
+    sweep_leftovers(runtime.policy)  # bots of a killed earlier run
     with db.session() as s:
         set_tournament_status(s, tournament_id, "running")
     workers = max(1, workers or os.cpu_count() or 1)

@@ -1,6 +1,6 @@
 """The platform's rule-based house player, served as a process bot through the SDK."""
 
-from arena.bots.house import HeuristicBot
+from arena.house import HeuristicBot
 from arena.sdk import Bot, serve
 
 

@@ -1,7 +1,7 @@
 """The platform's master player, served as a process bot through the SDK.
 
 Start-up loads the compiled search from the cache built outside the sandbox (see
-``arena.bots.house.master.cache``) before the socket opens, so the first decision is fast.
+``arena.house.master.cache``) before the socket opens, so the first decision is fast.
 Each decision thinks for at most ``--share`` (default 0.5) of the time the request reports.
 """
 
@@ -9,7 +9,7 @@ import os
 import sys
 import time
 
-from arena.bots.house.master.cache import prepare, warm
+from arena.house.master.cache import prepare, warm
 from arena.sdk import Bot, serve
 
 
@@ -24,7 +24,7 @@ class Master(Bot):
 
     def __init__(self) -> None:
         super().__init__()
-        from arena.bots.house.master import MasterBot
+        from arena.house.master import MasterBot
 
         self.strategy = MasterBot(seed=int.from_bytes(os.urandom(4), "big"), share=share(sys.argv))
 

@@ -11,6 +11,7 @@ from sqlalchemy import select
 from arena.accounts.secret import secret_key
 from arena.accounts.sessions import close_session, open_session, session_user
 from arena.accounts.throttle import Limits
+from arena.config import Settings
 from arena.store import create_user
 from arena.store.models import UserSession
 from arena.store.users import token_digest
@@ -39,7 +40,7 @@ def test_the_signing_key_is_made_once_private_and_shared(tmp_path):
 
     def start() -> None:
         together.wait()
-        keys.append(secret_key(tmp_path / "d", {}))
+        keys.append(secret_key(tmp_path / "d"))
 
     threads = [threading.Thread(target=start) for _ in range(8)]
     for thread in threads:
@@ -51,15 +52,17 @@ def test_the_signing_key_is_made_once_private_and_shared(tmp_path):
     path = tmp_path / "d" / "secret_key"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert [p.name for p in path.parent.iterdir()] == ["secret_key"]  # no leftovers
-    assert secret_key(tmp_path / "e", {"ARENA_SECRET_KEY": "k" * 20}) == "k" * 20
+    configured = Settings.from_env({"ARENA_SECRET_KEY": "k" * 20}).secret_key
+    assert secret_key(tmp_path / "e", configured) == "k" * 20
     assert not (tmp_path / "e").exists()
     with pytest.raises(ValueError, match="at least 16"):
-        secret_key(tmp_path, {"ARENA_SECRET_KEY": "short"})
+        Settings.from_env({"ARENA_SECRET_KEY": "short"})
 
 
 def test_limits_come_from_the_environment_or_are_refused_clearly():
-    assert Limits.from_env({}) == Limits(5, 20, 900, 10)
-    limits = Limits.from_env({"ARENA_LOGIN_LIMIT": "3,7,60", "ARENA_SIGNUP_LIMIT": "2"})
+    assert Limits.from_settings(Settings.from_env({})) == Limits(5, 20, 900, 10)
+    env = {"ARENA_LOGIN_LIMIT": "3,7,60", "ARENA_SIGNUP_LIMIT": "2"}
+    limits = Limits.from_settings(Settings.from_env(env))
     assert limits == Limits(3, 7, 60, 2)
     for env in (
         {"ARENA_LOGIN_LIMIT": "3,7"},
@@ -67,4 +70,4 @@ def test_limits_come_from_the_environment_or_are_refused_clearly():
         {"ARENA_SIGNUP_LIMIT": "x"},
     ):
         with pytest.raises(ValueError, match="whole numbers of at least 1"):
-            Limits.from_env(env)
+            Settings.from_env(env)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import sandbox as sb
+from arena import sandbox as sb
 from tests.support import need
 
 

@@ -13,10 +13,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from arena.bots.bhoos.client import MAX_BODY_BYTES, call
-from arena.bots.bhoos.player import BhoosPlayer, endpoint_of
-from arena.bots.player import BadReply, BotDied, BotTimeout, MatchInfo, Oversized
 from arena.game import BHOOS, PAGAT
+from arena.players.bhoos.client import MAX_BODY_BYTES, call
+from arena.players.bhoos.player import BhoosPlayer, endpoint_of
+from arena.players.player import BadReply, BotDied, BotTimeout, MatchInfo, Oversized
 
 Script = Callable[[socket.socket], None]
 OK = b'HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n{"value": 3}\n'

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.bhoos.wire import PLAYER_IDS, card_in, card_out, move_from, plays_bhoos
-from arena.bots.bhoos.wire import request_body as body_of
 from arena.bots.package import PackageError, load_package, parse_manifest
-from arena.bots.player import BadReply, BotDied, MatchInfo, Request
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
 from arena.game import BHOOS, CARDS, PAGAT, Deal, parse_card
+from arena.players.bhoos.wire import PLAYER_IDS, card_in, card_out, move_from, plays_bhoos
+from arena.players.bhoos.wire import request_body as body_of
+from arena.players.player import BadReply, BotDied, MatchInfo, Request
+from arena.sandbox import SandboxPolicy
 
 GOOD = 'name = "b"\nversion = "1"\ncommand = ["node", "bot.js"]\n'
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.bots.grpc_player import GrpcPlayer
-from arena.bots.player import (
+from arena.game import BHOOS, PAGAT, Deal
+from arena.players.grpc_player import GrpcPlayer
+from arena.players.player import (
     BadReply,
     BotDied,
     BotTimeout,
@@ -23,8 +24,7 @@ from arena.bots.player import (
     Request,
     StaleReply,
 )
-from arena.bots.wire import PROTOCOL, observation_from_proto, request_to_proto
-from arena.game import BHOOS, PAGAT, Deal
+from arena.players.wire import PROTOCOL, observation_from_proto, request_to_proto
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.referee import MatchSpec, play_match

@@ -6,9 +6,6 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from arena.bots.house import HOUSE_BOTS, BotStrategy, HeuristicBot, HouseBot, RandomBot
-from arena.bots.house.calling import choose_call, estimate_tricks
-from arena.bots.house.knowledge import View, scan
 from arena.game import (
     BHOOS,
     CALLING,
@@ -22,6 +19,9 @@ from arena.game import (
     parse_card,
     parse_cards,
 )
+from arena.house import HOUSE_BOTS, BotStrategy, HeuristicBot, HouseBot, RandomBot
+from arena.house.calling import choose_call, estimate_tricks
+from arena.house.knowledge import View, scan
 
 KNOBS = PAGAT.with_(name="knobs", must_head="always", must_trump=False, min_call=1, max_call=13)
 REDEAL = BHOOS.with_(name="redeal", redeal="no_spade_or_face", deals_per_game=3)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.bots.house.names import HouseName, number_copies, parse_house
 from arena.bots.package import PackageError, parse_manifest
+from arena.house.names import HouseName, UnknownHouseBot, number_copies, parse_house
 
 
 @pytest.mark.parametrize(
@@ -33,7 +33,7 @@ def test_stored_names() -> None:
 
 @pytest.mark.parametrize("name", ["house:nobody", "house:heuristic#0", "house:Random"])
 def test_unknown_house_bots_are_refused(name: str) -> None:
-    with pytest.raises(PackageError, match="unknown house bot"):
+    with pytest.raises(UnknownHouseBot, match="unknown house bot"):
         parse_house(name)
 
 

@@ -13,9 +13,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.bots.house.knowledge import View, scan
 from arena.game import BHOOS, CALLING, CARDS, OVER, PAGAT, Deal, trick_winner
 from arena.game.cards import SUIT_MASK, SUIT_OF
+from arena.house.knowledge import View, scan
 
 knobs = st.builds(
     lambda head, trump, base: base.with_(must_head=head, must_trump=trump),

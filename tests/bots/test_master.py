@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.bots.house import HOUSE_BOTS, HeuristicBot
-from arena.bots.house.knowledge import scan
-from arena.bots.house.master import MasterBot
-from arena.bots.house.master.inference import infer
-from arena.bots.house.master.policy import MODEL, SIGHTED
-from arena.bots.house.master.strategy import BATCH, distinct, think_seconds
 from arena.game import BHOOS, CALLING, PAGAT, Deal, Observation, Ruleset, derive_seed
 from arena.game.cards import CARDS, SUIT_MASK, mask_of
 from arena.game.tricks import add_card, head_code, legal_mask
+from arena.house import HOUSE_BOTS, HeuristicBot
+from arena.house.knowledge import scan
+from arena.house.master import MasterBot
+from arena.house.master.inference import infer
+from arena.house.master.policy import MODEL, SIGHTED
+from arena.house.master.strategy import BATCH, distinct, think_seconds
 from tests.bots.test_house import KNOBS, play_game
 
 RULESETS = [PAGAT, BHOOS, KNOBS]
@@ -225,7 +225,7 @@ def spade_hands() -> list[int]:
 def test_sampler_never_dead_ends_on_tight_constraints():
     """Cards that only one seat may hold, and seats that may hold only some cards: every
     sample still gives every seat exactly its count."""
-    from arena.bots.house.master import kernels
+    from arena.house.master import kernels
 
     cards = np.arange(13, 52, dtype=np.int64)
     allowed = np.array([2 if c < 26 else (12 if c < 39 else 14) for c in cards], np.int64)
@@ -243,7 +243,7 @@ def test_sampler_never_dead_ends_on_tight_constraints():
 def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
     """Every remaining trick goes to someone, tricks already won stay won, whatever policy
     each seat plays by (the model reads the voids the deal has shown)."""
-    from arena.bots.house.master import kernels
+    from arena.house.master import kernels
 
     deal = midway(rules, seed, cards)
     n = 8
@@ -280,7 +280,7 @@ def test_playouts_finish_the_deal_from_any_position(rules, seed, cards):
 def test_stale_kernels_are_dropped_when_any_source_they_use_changes(tmp_path):
     """numba checks a cached kernel against its own file only: a changed callee or constant
     (the heuristic, the trick rules) must empty the cache instead."""
-    from arena.bots.house.master.cache import drop_stale
+    from arena.house.master.cache import drop_stale
 
     (tmp_path / "kernels.py").write_text("x = 1\n")
     pycache = tmp_path / "__pycache__"  # none yet: a fresh clone that writes no bytecode

@@ -15,16 +15,16 @@ import random
 import numpy as np
 import pytest
 
-from arena.bots.house import HeuristicBot
-from arena.bots.house.calling import choose_call, estimate_tricks
-from arena.bots.house.knowledge import scan
-from arena.bots.house.master import opponent
-from arena.bots.house.master.policy import MODEL
-from arena.bots.house.master.reading import FULL, call_shift, history, seat_loglik, voids_now
 from arena.game import BHOOS, CALLING, PAGAT, Deal, Game, Observation, derive_seed
 from arena.game.cards import mask_of
 from arena.game.scoring import score_tenths
 from arena.game.tricks import head_code, summarise
+from arena.house import HeuristicBot
+from arena.house.calling import choose_call, estimate_tricks
+from arena.house.knowledge import scan
+from arena.house.master import opponent
+from arena.house.master.policy import MODEL
+from arena.house.master.reading import FULL, call_shift, history, seat_loglik, voids_now
 from tests.bots.test_house import KNOBS
 
 RULESETS = [PAGAT, BHOOS, KNOBS]
@@ -149,7 +149,7 @@ def test_exact_search_finds_the_best_own_line(rules):
     """``kernels`` searching the last cards exhaustively reaches the best score a brute force
     over every own line on the engine's Deal reaches, with the others playing the heuristic
     (the kernel searches one card of each run of equivalent cards, so it may at most tie)."""
-    from arena.bots.house.master import kernels
+    from arena.house.master import kernels
 
     bot = HeuristicBot(seed=0)
     equal = total = 0

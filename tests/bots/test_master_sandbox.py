@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.house.master.cache import warm
 from arena.bots.package import load_package
-from arena.bots.player import MatchInfo
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
 from arena.config import Settings
 from arena.game import PAGAT
-from arena.tournaments.registry import Runtime, validation_problem
+from arena.house.master.cache import warm
+from arena.players.player import MatchInfo
+from arena.registry import validation_problem
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy
 from tests.support import need_sandbox
 
 MASTER = Path(__file__).resolve().parents[2] / "sample_bots" / "master"

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import arena
-from arena.bots import sandbox as sb
-from arena.bots.limits import DEFAULT_LIMITS, KiB, Limits, MiB
+from arena import sandbox as sb
+from arena.sandbox.limits import DEFAULT_LIMITS, KiB, Limits, MiB
 from tests.bots.conftest import need_bwrap
 from tests.support import hostile_program
 
@@ -530,7 +530,7 @@ def test_explicit_rlimits_mode_runs_and_warns_once(
     without bwrap, and says so loudly."""
     sb._reset_detection_cache()
     policy = sb.SandboxPolicy(mode="rlimits", stop_grace_seconds=GRACE)
-    with caplog.at_level(logging.WARNING, logger="arena.bots.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
         assert sb.resolve_mode(policy) == "rlimits"
         assert sb.resolve_mode(policy) == "rlimits"
         proc = start(area, "dump_env.py", mode="rlimits", policy=policy)

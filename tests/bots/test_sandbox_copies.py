@@ -1,4 +1,4 @@
-"""The per-launch copy of a bot's files (arena/bots/sandbox/copies.py): what it copies, where
+"""The per-launch copy of a bot's files (arena/sandbox/copies.py): what it copies, where
 it goes when /dev/shm is full, that the bot runs on it and that nothing of it outlives the bot
 or a dead platform."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import sandbox as sb
-from arena.bots.sandbox import copies
+from arena import sandbox as sb
+from arena.sandbox import copies
 from tests.bots.conftest import need_bwrap
 from tests.bots.test_sandbox import GRACE, ROOT, log_text
 from tests.support import need

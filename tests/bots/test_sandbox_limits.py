@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import sandbox as sb
-from arena.bots.limits import Limits, MiB
-from arena.bots.sandbox import cgroups
+from arena import sandbox as sb
+from arena.sandbox import cgroups
+from arena.sandbox.limits import Limits, MiB
 from tests.bots.conftest import need_bwrap
 from tests.bots.test_sandbox import (
     GRACE,
@@ -190,7 +190,7 @@ UNPRIVILEGED_PLATFORM = textwrap.dedent(
     """
     import json, socket, sys, time
     from pathlib import Path
-    from arena.bots import sandbox as sb
+    from arena import sandbox as sb
 
     area = Path(sys.argv[1])
     policy = sb.SandboxPolicy(mode="bwrap", uid_lock_dir=area / "locks")
@@ -246,8 +246,8 @@ PLATFORM = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from arena.bots import sandbox as sb
-    from arena.bots.limits import Limits, MiB
+    from arena import sandbox as sb
+    from arena.sandbox.limits import Limits, MiB
 
     area, mode, marker, files, extra = sys.argv[1:6]
     policy = sb.SandboxPolicy(

@@ -14,8 +14,8 @@ from typing import ClassVar
 
 import pytest
 
-from arena.bots.bhoos.wire import card_in, card_out
 from arena.game import BHOOS, legal_plays
+from arena.players.bhoos.wire import card_in, card_out
 from tests.cli.test_cli import SAMPLE_BOTS, ok, one_line_error, table_rows
 from tests.support import need
 

@@ -405,7 +405,7 @@ def test_demo_runs_the_sample_bots_against_the_house_bots(tmp_path, monkeypatch,
 @pytest.fixture
 def no_bwrap(monkeypatch):
     """A machine whose bubblewrap is missing, as the platform sees it."""
-    from arena.bots.sandbox import _reset_detection_cache
+    from arena.sandbox import _reset_detection_cache
 
     monkeypatch.setenv("ARENA_BWRAP", "/nonexistent/bwrap")
     monkeypatch.delenv("ARENA_SANDBOX_MODE", raising=False)

@@ -25,7 +25,10 @@ from sqlalchemy.engine import URL
 
 from arena.config import Settings
 from arena.game import PAGAT
+from arena.readmodels.cache import CACHE
 from arena.referee import play_match
+from arena.registry import player_for
+from arena.runtime import Runtime
 from arena.store import (
     Database,
     Lease,
@@ -36,10 +39,8 @@ from arena.store import (
     normalise_url,
     record_result,
 )
-from arena.tournaments.registry import Runtime, player_for
 from arena.tournaments.run import match_spec, play_stored_match, run_match
 from arena.tournaments.standings import snapshot
-from arena.views.cache import CACHE
 from dashboard import create_app
 from tests.support import fresh_database
 from tests.views.players import Delegating, PauseAfter, first_player_paused

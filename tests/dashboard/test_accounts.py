@@ -4,6 +4,7 @@ the logs in clear."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -18,9 +19,11 @@ from urllib.request import HTTPCookieProcessor, HTTPErrorProcessor, build_opener
 
 import pytest
 from click.testing import CliRunner
+from flask import Flask
 from sqlalchemy import select, text
 
 from arena.cli import main
+from arena.runtime import Runtime
 from arena.store import ApiToken, Base, Bot, User, create_user
 from arena.store.models import RateEvent
 from dashboard import create_app
@@ -170,14 +173,18 @@ def test_a_bearer_request_is_not_authenticated_by_the_cookie(client, db):
         assert s.scalar(select(Bot.id).where(Bot.name == "hal-bot")) is None
 
 
-def test_log_in_limits_per_account_and_per_address_hold_across_app_instances(
-    client, db, site, monkeypatch
-):
-    monkeypatch.setenv("ARENA_LOGIN_LIMIT", "3,5,900")
+def limited(db, site, **limits) -> Flask:
+    """An app whose settings hold these limits (read once, when it starts)."""
+    settings = dataclasses.replace(site.runtime.settings, **limits)
+    return create_app(db, Runtime(settings), TESTING=True)
+
+
+def test_log_in_limits_per_account_and_per_address_hold_across_app_instances(db, site):
     for name in ("ida", "jon", "kim"):
         make_user(db, name)
     # Two instances on the same database stand for two dashboard processes.
-    second = create_app(db, site.runtime, TESTING=True)
+    client = limited(db, site, login_limit=(3, 5, 900)).test_client()
+    second = limited(db, site, login_limit=(3, 5, 900))
     a = {"environ_base": {"REMOTE_ADDR": "10.0.0.1"}}
     b = {"environ_base": {"REMOTE_ADDR": "10.0.0.2"}}
     web1, web2 = client, second.test_client()
@@ -194,14 +201,13 @@ def test_log_in_limits_per_account_and_per_address_hold_across_app_instances(
     assert log_in(web2, "kim", **b).status_code == 302  # another address is not blocked
 
 
-def test_parallel_guesses_get_no_more_checks_than_the_limit(db, site, monkeypatch):
+def test_parallel_guesses_get_no_more_checks_than_the_limit(db, site):
     """Guesses sent at once must not all pass the limit before the first failure is
     written (they did: 12 of 12 were checked): each counts as a failure before its password
     is checked."""
-    monkeypatch.setenv("ARENA_LOGIN_LIMIT", "3,100,900")
     make_user(db, "ida")
     guessers = 12
-    clients = [create_app(db, site.runtime, TESTING=True).test_client() for _ in range(guessers)]
+    clients = [limited(db, site, login_limit=(3, 100, 900)).test_client() for _ in range(guessers)]
     forms = [csrf_of(web) for web in clients]
     start = threading.Barrier(guessers)
 
@@ -309,11 +315,11 @@ class _NoErrors(HTTPErrorProcessor):
         return response
 
 
-def test_sign_ups_per_address_are_limited(client, db, monkeypatch):
-    monkeypatch.setenv("ARENA_SIGNUP_LIMIT", "2")
+def test_sign_ups_per_address_are_limited(db, site):
+    app = limited(db, site, signups_per_hour=2)
     here, there = {"REMOTE_ADDR": "10.0.0.7"}, {"REMOTE_ADDR": "10.0.0.8"}
     for i, where in enumerate((here, here, here, there)):
-        web = client.application.test_client()
+        web = app.test_client()
         data = {"name": f"user{i}", "password": PASSWORD, "password2": PASSWORD}
         answer = post_form(web, "/signup", data, environ_base=where)
         if i == 2:
@@ -326,15 +332,14 @@ def test_sign_ups_per_address_are_limited(client, db, monkeypatch):
     assert {"user0", "user1", "user3"} <= names and "user2" not in names
 
 
-def test_refused_sign_ups_count_too_so_names_cannot_be_listed(client, db, monkeypatch):
+def test_refused_sign_ups_count_too_so_names_cannot_be_listed(db, site):
     """A sign-up says when a name is taken; counted or not, failures would let anyone test
     names without end. Two refused attempts use the address's hour: the third is refused
     before the name is even looked at, whether the name exists or not."""
-    monkeypatch.setenv("ARENA_SIGNUP_LIMIT", "2")
     with db.session() as s:
         create_user(s, "taken", PASSWORD)
     where = {"REMOTE_ADDR": "10.0.0.9"}
-    web = client.application.test_client()
+    web = limited(db, site, signups_per_hour=2).test_client()
     data = {"name": "taken", "password": PASSWORD, "password2": PASSWORD}
     for _ in range(2):
         answer = post_form(web, "/signup", data, environ_base=where)

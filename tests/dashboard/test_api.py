@@ -91,7 +91,7 @@ def test_every_api_route_is_documented(client):
 
 
 def test_standings_are_fitted_once_per_results_version(client, site, db, monkeypatch):
-    import arena.views.leaderboard as board
+    import arena.readmodels.leaderboard as board
 
     fits = []
     real = board.rank

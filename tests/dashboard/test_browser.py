@@ -23,9 +23,11 @@ from click.testing import CliRunner
 from sqlalchemy import select
 from werkzeug.serving import make_server
 
-from arena.bots.sandbox import SandboxPolicy
 from arena.cli import main
 from arena.config import Settings
+from arena.readmodels.cache import CACHE
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy
 from arena.store import (
     BotVersion,
     Database,
@@ -34,10 +36,8 @@ from arena.store import (
     set_tournament_status,
     upgrade,
 )
-from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
 from arena.tournaments.standings import snapshot
-from arena.views.cache import CACHE
 from dashboard import create_app
 from tests.dashboard.conftest import CLOCK, RULES, XSS, fill
 from tests.support import need, need_sandbox

@@ -5,7 +5,7 @@ Skipped locally without chromium, playwright or bwrap; failed under CI=true."""
 
 from __future__ import annotations
 
-from arena.bots.sandbox import SandboxPolicy
+from arena.sandbox import SandboxPolicy
 from tests.dashboard.test_browser import browser, page, served, shoot  # noqa: F401 (fixtures)
 from tests.services.conftest import SAMPLE_BOTS
 from tests.submissions.conftest import zip_of

@@ -11,7 +11,7 @@ from math import comb
 import pytest
 from sqlalchemy import select
 
-from arena.bots.sandbox import SandboxPolicy
+from arena.sandbox import SandboxPolicy
 from arena.store import BotVersion, Match, Tournament, add_bot_version, create_user, progress
 from arena.store.models import TournamentRun
 from arena.tournaments.background import is_active

@@ -86,7 +86,7 @@ def test_match_list_filters_and_pages(client, site):
 
 
 def test_paging(client, site, monkeypatch):
-    monkeypatch.setattr("arena.views.matches.PER_PAGE", 2)
+    monkeypatch.setattr("arena.readmodels.matches.PER_PAGE", 2)
     pages = [client.get(f"/api/v1/matches?page={n}").get_json() for n in (1, 2, 3, 4)]
     assert [len(p["matches"]) for p in pages] == [2, 2, 1, 0]
     assert {p["total"] for p in pages} == {5} and {p["pages"] for p in pages} == {3}

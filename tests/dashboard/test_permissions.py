@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import insert, select, update
 
-from arena.bots.player import LOG_LINE
+from arena.players.player import LOG_LINE
 from arena.store import (
     Bot,
     BotLog,

@@ -14,8 +14,8 @@ from contextlib import contextmanager
 import pytest
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.store import Database, upgrade
-from arena.tournaments.registry import Runtime
 from dashboard import create_app
 from dashboard.serve import Deadlines, make_server
 

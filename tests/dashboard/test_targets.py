@@ -9,8 +9,8 @@ import re
 import pytest
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.store import issue_token
-from arena.tournaments.registry import Runtime
 from dashboard import create_app
 from dashboard.targets import MAX_ID, local_path
 from tests.dashboard.users import PASSWORD, csrf_of, log_in, make_user

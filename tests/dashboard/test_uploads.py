@@ -12,7 +12,7 @@ import time
 import pytest
 from sqlalchemy import func, select
 
-from arena.bots.sandbox import SandboxPolicy
+from arena.sandbox import SandboxPolicy
 from arena.store import Bot, BotArchive, BotLog, BotVersion, Submission
 from dashboard import create_app
 from tests.dashboard.users import csrf_of, log_in, make_user

@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.game import BHOOS, OVER, PAGAT, Deal, Ruleset, cards_of
-from arena.game import playout as fast
-from arena.game.playout import Position, playouts
+from tests.game import playouts as fast
 from tests.game.helpers import PRESET_IDS, PRESETS, call_all, play_randomly
+from tests.game.playouts import Position, playouts
 
 both = pytest.mark.parametrize("rules", PRESETS, ids=PRESET_IDS)
 knobs = st.builds(

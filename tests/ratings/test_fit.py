@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from arena.ratings import ELO_CENTER, Rating
 from arena.ratings import bradley_terry as fit
-from arena.ratings.synthetic import (
+from tests.ratings.synthetic import (
     elo_from_strength,
     fitted_elo,
     gumbel_games,

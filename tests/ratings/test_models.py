@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.ratings import ELO_CENTER, MODELS, NO_DATA_HALF_WIDTH, Rating, fit
-from arena.ratings.synthetic import (
+from tests.ratings.synthetic import (
     fitted_elo,
     kendall_tau,
     points_games,

@@ -22,15 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.house.names import house_player
-from arena.bots.limits import DEFAULT_LIMITS, Limits
 from arena.bots.package import load_package
-from arena.bots.player import Player
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
 from arena.game import BHOOS, PAGAT, Ruleset, validate_record
+from arena.house.names import house_player
+from arena.players.player import Player
 from arena.referee import Clock, MatchSpec, play_match
 from arena.referee.result import Fault, MatchResult
+from arena.sandbox import SandboxPolicy
+from arena.sandbox.limits import DEFAULT_LIMITS, Limits
 from tests.support import HOSTILE_BOTS, POLICY
 
 RULES = PAGAT.with_(deals_per_game=2)
@@ -68,7 +68,7 @@ def _live_pids() -> dict[int, tuple[int | None, bytes]]:
 
 def _lease_holder(uid: int) -> int | None:
     """The platform process that holds the lease on a sandbox uid, from its lock file
-    (written by ``arena.bots.sandbox.uids._UidLease``: "in use by pid N" or "clean")."""
+    (written by ``arena.sandbox.uids._UidLease``: "in use by pid N" or "clean")."""
     try:
         text = (POLICY.uid_lock_dir / f"{uid}.lock").read_bytes()
     except OSError:

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.bhoos.client import MAX_BODY_BYTES, MAX_HEAD_BYTES
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
 from arena.game import Deal, Observation, Ruleset, parse_card, validate_record
 from arena.game.cards import RANKS
+from arena.players.bhoos.client import MAX_BODY_BYTES, MAX_HEAD_BYTES
 from arena.referee import MatchResult, MatchSpec, play_match
 from arena.referee.moves import fallback
+from arena.sandbox import SandboxPolicy
 from tests.referee.conftest import (
     BHOOS_RULES,
     FAST_CLOCK,

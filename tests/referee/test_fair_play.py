@@ -25,8 +25,8 @@ import pytest
 
 from arena.bots.factory import house_player
 from arena.bots.package import load_package
-from arena.bots.player import Event, MatchInfo, Move, Request
 from arena.bots.process_player import ProcessPlayer
+from arena.players.player import Event, MatchInfo, Move, Request
 from arena.referee import MatchSpec, play_match, secret_seed
 from tests.referee.conftest import (
     FAST_CLOCK,

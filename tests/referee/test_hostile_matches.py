@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.limits import Limits, MiB
 from arena.game import Deal, Observation, Ruleset, parse_card
 from arena.referee import Clock
 from arena.referee.moves import fallback
+from arena.sandbox.limits import Limits, MiB
 from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, POLICY, MatchRun
 from tests.support import SAMPLE_BOTS, need_cgroups
 

@@ -34,12 +34,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.house.names import house_player
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy, cgroups, spawner
 from arena.game.cards import CARDS
+from arena.house.names import house_player
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
+from arena.sandbox import SandboxPolicy, cgroups, spawner
 from tests.referee.conftest import (
     FAST_CLOCK,
     GAMES,
@@ -69,7 +69,7 @@ def unsafe_policy(sandbox_policy: SandboxPolicy) -> SandboxPolicy:
 @pytest.fixture
 def operator_key() -> Iterator[None]:
     """A key in the session keyring the platform forks its bots with, as a login session's
-    keyring may hold one: the thread that forks bots (arena.bots.sandbox.spawner) joins a
+    keyring may hold one: the thread that forks bots (arena.sandbox.spawner) joins a
     session keyring of its own and adds the key there."""
     libc = ctypes.CDLL(None, use_errno=True)
     secret = f"{SECRET}-{os.getpid()}".encode()

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from arena.bots.inprocess import InProcessPlayer
-from arena.bots.player import BotDied, MatchInfo, Request
 from arena.game import BHOOS, PAGAT, Deal, validate_record
+from arena.players.inprocess import InProcessPlayer
+from arena.players.player import BotDied, MatchInfo, Request
 from arena.referee import Clock, MatchSpec, play_match
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import grpc_player
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
-from arena.bots.sandbox import SandboxPolicy
 from arena.game import parse_cards
+from arena.players import grpc_player
 from arena.proto import bot_pb2 as pb
 from arena.referee import Clock, MatchSpec, play_match
+from arena.sandbox import SandboxPolicy
 from tests.referee.conftest import (
     GAMES,
     RULES,

@@ -18,8 +18,9 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from arena.bots.package import MAX_UNPACKED_BYTES
+from arena.registry import register_bot
+from arena.runtime import Runtime
 from arena.store import BotVersion, Database, add_bot_version
-from arena.tournaments.registry import Runtime, register_bot
 from tests.support import SAMPLE_BOTS
 
 BAD_BOTS = Path(__file__).resolve().parent / "bots"

@@ -11,9 +11,9 @@ import pytest
 
 from arena.bots.process_player import ProcessPlayer
 from arena.game import BHOOS, PAGAT
+from arena.registry import player_for, register_bot
 from arena.store import StoreError, Tournament
 from arena.tournaments.create import new_tournament
-from arena.tournaments.registry import player_for, register_bot
 from tests.services.conftest import SAMPLE_BOTS, counts, valid_bot
 from tests.support import need
 

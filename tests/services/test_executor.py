@@ -20,6 +20,7 @@ from sqlalchemy.engine import make_url
 
 from arena.config import Settings
 from arena.game import PAGAT, validate_record
+from arena.runtime import Runtime
 from arena.store import (
     BotArchive,
     Database,
@@ -36,7 +37,6 @@ from arena.store import (
 from arena.tournaments import executor, run
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
-from arena.tournaments.registry import Runtime
 from arena.tournaments.run import run_match
 from arena.tournaments.standings import standings
 from tests.services.conftest import (
@@ -325,7 +325,7 @@ def wait_for(check, timeout: float, what: str, detail: Callable[[], str] | None 
 def playing_mid_match(db: Database, tournament_id: int, workers: int) -> bool:
     """A match is done, one is still to play, and every worker is well into a match: its
     bots are playing, not being started (bwrap has a short window at start-up in which a
-    killed parent can leave the sandbox behind; see arena.bots.sandbox.spawner.die_with)."""
+    killed parent can leave the sandbox behind; see arena.sandbox.spawner.die_with)."""
     now = datetime.now(UTC)
     states = matches(db, tournament_id)
     running = [m.started_at for m in states if m.status == "running"]

@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from arena.game import PAGAT
 from arena.ratings import fit
+from arena.runtime import Runtime
 from arena.store import (
     Bot,
     BotVersion,
@@ -23,7 +24,6 @@ from arena.store import (
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import ADAPTIVE_ROUND, extend_tournament
-from arena.tournaments.registry import Runtime
 from arena.tournaments.standings import standings
 from tests.services.conftest import house_entrant
 from tests.services.test_executor import (

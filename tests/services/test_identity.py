@@ -16,10 +16,10 @@ from sqlalchemy import select
 
 from arena.bots.package import PackageError
 from arena.bots.runtimes import available_runtimes, runtime_problem
+from arena.registry import register_bot
 from arena.store import BotVersion, find_bot_version
 from arena.store.blobs import pack_directory, tree_digest
 from arena.store.models import BotRejection
-from arena.tournaments.registry import register_bot
 from tests.services.conftest import MANIFEST, SAMPLE_BOTS, sample_copy
 
 

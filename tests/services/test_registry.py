@@ -14,12 +14,14 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena.bots.inprocess import InProcessPlayer
 from arena.bots.package import MAX_UNPACKED_BYTES, PackageError
 from arena.bots.process_player import ProcessPlayer
+from arena.house.names import UnknownHouseBot
+from arena.players.inprocess import InProcessPlayer
+from arena.registry import house_version, player_for, register_bot
+from arena.registry import validation as registry
+from arena.runtime import Runtime
 from arena.store import Bot, BotArchive, BotVersion, Database, StoreError, find_bot_version
-from arena.tournaments import registry
-from arena.tournaments.registry import Runtime, house_version, player_for, register_bot
 from tests.services.conftest import (
     BAD_BOTS,
     MANIFEST,
@@ -61,7 +63,7 @@ def test_a_good_bot_is_valid_and_registering_it_again_returns_the_same_row(
     first = register_bot(db, runtime, SAMPLE_BOTS / "random")
     assert (first.ref, first.status, first.reason) == ("random@1.0.0", "valid", "")
     assert first.manifest["command"] == ["python3", "bot.py"]
-    assert runtime.blobs.has(first.sha256)
+    assert runtime.blobs.path(first.sha256).is_file()
     assert stored(db, first.id).status == "valid"
 
     forbid_validation(monkeypatch)
@@ -324,7 +326,7 @@ def test_house_versions_are_created_once_per_house_bot(db, runtime):
     assert len({heuristic.id, second.id, rand.id}) == 3
     assert counts(db, BOT_TABLES) == {"bots": 3, "bot_versions": 3}
 
-    with pytest.raises(PackageError, match="unknown house bot 'house:nope'") as err:
+    with pytest.raises(UnknownHouseBot, match="unknown house bot 'house:nope'") as err:
         house_version(db, runtime, "house:nope")
     assert "\n" not in str(err.value)
     assert counts(db, BOT_TABLES) == {"bots": 3, "bot_versions": 3}

@@ -11,6 +11,8 @@ from sqlalchemy import select
 
 from arena.game import PAGAT
 from arena.referee import Clock
+from arena.registry import house_version
+from arena.runtime import Runtime
 from arena.store import (
     Bot,
     BotVersion,
@@ -22,7 +24,6 @@ from arena.store import (
     set_bot_status,
 )
 from arena.tournaments.create import new_tournament
-from arena.tournaments.registry import Runtime, house_version
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, schedule
 from tests.services.conftest import counts, fake_bot
 

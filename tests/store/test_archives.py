@@ -39,7 +39,7 @@ def test_a_worker_cache_fills_from_the_database_and_heals(db: Database, tmp_path
     with db.session() as s:
         version = add_bot_version(s, BlobStore(tmp_path / "a"), b"bot zip", manifest("b"))
     other = BlobStore(tmp_path / "b")
-    assert not other.has(version.sha256)
+    assert not other.path(version.sha256).is_file()
     with db.session(read_only=True) as s:
         assert cached_archive(s, other, version.sha256) == b"bot zip"
     assert other.get(version.sha256) == b"bot zip"

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from arena.runtime import Runtime
 from arena.store import Bot, BotArchive, BotLog, BotVersion, Database, Submission, create_user
 from arena.store import issue_token as new_token
 from arena.submissions import submission_status
-from arena.tournaments.registry import Runtime
 
 STORED = (Bot, BotVersion, BotArchive, BotLog)
 

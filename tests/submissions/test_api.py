@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.sandbox import SandboxPolicy
+from arena.sandbox import SandboxPolicy
 from arena.store import revoke_token
 from arena.submissions import EmbeddedValidation, submission_status
 from dashboard import create_app

@@ -87,7 +87,7 @@ def test_rejected_archives_are_freed_to_make_room_and_their_versions_stay(
     second_id = submit_version(db, runtime, alice.id, second, filename="q2.zip", validate=recorder)
     assert recorder.started == [first_id, second_id]
     assert not archive_stored(db, sha256_hex(first)) and archive_stored(db, sha256_hex(second))
-    assert not runtime.blobs.has(sha256_hex(first))
+    assert not runtime.blobs.path(sha256_hex(first)).is_file()
     assert used(db, alice.id) == len(second)
     with db.session(read_only=True) as s:
         kept = s.get(BotVersion, first_id)
@@ -126,7 +126,9 @@ def test_what_counts_and_what_is_freed(db, tmp_path):
         assert storage_used(s, bob.id) == 30 + 3200
         assert free_rejected_archives(s, blobs, alice.id) == []
         assert [size for _, size in free_rejected_archives(s, blobs)] == [3200]
-        assert not blobs.has(bobs_rejected.sha256) and blobs.has(entered.sha256)
+        assert (
+            not blobs.path(bobs_rejected.sha256).is_file() and blobs.path(entered.sha256).is_file()
+        )
         ids = {valid.id, rejected.id, replaced.id, entered.id, bobs_rejected.id}
         rows = s.scalars(select(BotVersion.id).where(BotVersion.id.in_(ids))).all()
         assert len(rows) == 5 and s.scalar(select(BotRejection.sha256)) == sha256_hex(b"c" * 400)

@@ -10,12 +10,12 @@ from sqlalchemy import select
 
 from arena.cli import main
 from arena.game import PAGAT
+from arena.readmodels.entrants import entrant_choices
+from arena.registry import house_version
 from arena.store import Bot, BotVersion, StoreError, TournamentEntry, User, add_bot_version
 from arena.store.models import as_utc
 from arena.submissions import SubmissionError, set_retired
 from arena.tournaments.create import new_tournament
-from arena.tournaments.registry import house_version
-from arena.views.entrants import entrant_choices
 from dashboard import create_app
 from dashboard.api import SPEC
 from tests.dashboard.users import log_in, make_user, post_form

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from arena.bots.sandbox import SandboxPolicy
+from arena.runtime import Runtime
+from arena.sandbox import SandboxPolicy
 from arena.store import Bot, BotVersion, Database, add_bot_version
 from arena.submissions import (
     SubmissionError,
@@ -23,7 +24,6 @@ from arena.submissions import (
     version_log,
 )
 from arena.submissions.validation import validation_pool
-from arena.tournaments.registry import Runtime
 from tests.services.conftest import BAD_BOTS, sample_copy
 from tests.submissions.conftest import (
     stored_counts,

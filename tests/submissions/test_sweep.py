@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.store import BotVersion, Database, add_bot_version
 from arena.store.models import utcnow
 from arena.submissions import run_validation
 from arena.submissions.sweep import requeue_stale
-from arena.tournaments.registry import Runtime
 from dashboard import create_app
 from tests.services.conftest import sample_copy
 from tests.submissions.conftest import wait_verdict, zip_of

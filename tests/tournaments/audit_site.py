@@ -17,9 +17,9 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from arena.bots.house import HeuristicBot, RandomBot
-from arena.bots.inprocess import InProcessPlayer
 from arena.game import PAGAT
+from arena.house import HeuristicBot, RandomBot
+from arena.players.inprocess import InProcessPlayer
 from arena.referee import play_match
 from arena.store import (
     BlobStore,

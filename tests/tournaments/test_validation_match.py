@@ -8,13 +8,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena.bots.house.names import house_player
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
 from arena.config import Settings
 from arena.game import PAGAT
+from arena.house.names import house_player
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
-from arena.tournaments.registry import Runtime, validation_problem
+from arena.registry import validation_problem
+from arena.runtime import Runtime
 from tests.referee.conftest import HOSTILE_BOTS, POLICY, copy_bot_dir
 from tests.support import need_sandbox
 

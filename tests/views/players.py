@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from unittest.mock import patch
 
-from arena.bots.player import DealEnd
+from arena.players.player import DealEnd
 from arena.tournaments import run
 
 

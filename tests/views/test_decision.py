@@ -8,11 +8,11 @@ import pytest
 from click.testing import CliRunner
 
 from arena.bots.factory import house_player
-from arena.bots.wire import request_to_proto
 from arena.cli import main
 from arena.game import PAGAT
+from arena.players.wire import request_to_proto
+from arena.readmodels.decision import DecisionNotFound, export_decision, load_decision
 from arena.referee import Clock, MatchSpec, play_match
-from arena.views.decision import DecisionNotFound, export_decision, load_decision
 from tests.views.players import Delegating
 
 

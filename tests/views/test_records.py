@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import copy
 
-from arena.bots.player import LOG_LINE
-from arena.views.records import every_rotation_played, progress, visible
+from arena.players.player import LOG_LINE
+from arena.readmodels.records import every_rotation_played, progress, visible
 
 
 def deal(index: int) -> dict:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from arena.config import Settings
+from arena.runtime import Runtime
 from arena.store import Database
-from arena.tournaments.registry import Runtime
 from tests.cluster import LEASE_S, Redis
 from tests.support import POLICY
 

@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import select, text
 
 from arena.game import PAGAT
+from arena.runtime import Runtime
 from arena.store import (
     BlobStore,
     BotArchive,
@@ -25,7 +26,6 @@ from arena.store import (
 )
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
-from arena.tournaments.registry import Runtime
 from arena.tournaments.standings import standings
 from tests.cluster import Redis, Workers, cluster_env
 from tests.services.conftest import BAD_BOTS, sample_copy, valid_bot

@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 
 from arena.game import PAGAT
+from arena.runtime import Runtime
 from arena.store import Database, Tournament
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import ADAPTIVE_ROUND, extend_tournament
-from arena.tournaments.registry import Runtime
 from tests.services.test_executor import (
     HOUSE,
     assert_counted_once,

@@ -21,7 +21,7 @@ from tests.services.test_executor import (
 )
 from tests.services.test_stop_mid_match import slow_bots
 from tests.workers.test_celery import wait_ready
-from workers.follow import queues_empty
+from workers.client.matches import queues_empty
 
 ENTRANTS = ["house:heuristic", "house:random", "house:heuristic#2", "house:random#2"]
 

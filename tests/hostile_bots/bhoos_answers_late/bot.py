@@ -8,8 +8,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from arena.bots.bhoos.wire import card_in, card_out
 from arena.game import BHOOS, legal_plays
+from arena.players.bhoos.wire import card_in, card_out
 
 LATE_ON = 3
 lock = threading.Lock()

@@ -7,8 +7,8 @@ import signal
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
-from arena.bots.bhoos.wire import card_in, card_out
 from arena.game import BHOOS, legal_plays
+from arena.players.bhoos.wire import card_in, card_out
 
 KILL_ON = 3
 

@@ -10,8 +10,8 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
-from arena.bots.bhoos.wire import card_in, card_out
 from arena.game import BHOOS, legal_plays
+from arena.players.bhoos.wire import card_in, card_out
 
 POISON = (
     b'HTTP/1.1 302 Found\r\nLocation: http://10.0.0.1/\r\nContent-Length: 15\r\n\r\n{"value": "2C"}'

@@ -22,9 +22,9 @@ import re
 import sys
 import time
 
-from arena.bots.wire import rules_from_proto
 from arena.game import derive_seed, parse_card
 from arena.game.deal import fresh_hands
+from arena.players.wire import rules_from_proto
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.sdk.server import serve_servicer

@@ -12,11 +12,11 @@ found nowhere stays listed, and a match needing it fails with a clear reason.
 from __future__ import annotations
 
 import hashlib
-import os
-from pathlib import Path
 
 import sqlalchemy as sa
 from alembic import op
+
+from arena.config import Settings
 
 revision = "0002"
 down_revision = "0001"
@@ -67,7 +67,7 @@ def upgrade() -> None:
 
 def _copy_disk_archives() -> None:
     """Archives of existing versions from this machine's blob folder into the table."""
-    root = Path(os.environ.get("ARENA_DATA_DIR", "arena-data")) / "blobs"
+    root = Settings.from_env().data_dir / "blobs"
     conn = op.get_bind()
     archives = sa.table("bot_archives", sa.column("sha256"), sa.column("size"), sa.column("data"))
     for (digest,) in conn.execute(sa.text("SELECT sha256 FROM bot_versions")):

@@ -1,9 +1,0 @@
-"""The house master bot: determinised search over sampled deals, under the platform's clock."""
-
-from arena.bots.house.master.cache import drop_stale
-
-drop_stale()  # before any kernel loads: numba does not see changes to the modules they call
-
-from arena.bots.house.master.strategy import MasterBot  # noqa: E402
-
-__all__ = ["MasterBot"]

@@ -1,0 +1,193 @@
+"""Bot list and bot page: versions, rating history, recent matches, head-to-head, faults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, aliased
+
+from arena.players.player import public_reason
+from arena.readmodels.matches import MatchRow, match_rows
+from arena.store import (
+    Bot,
+    BotVersion,
+    GameScore,
+    Match,
+    MatchFault,
+    RatingSnapshot,
+    StoreError,
+    owners_of,
+)
+
+RECENT = 20
+
+
+@dataclass(frozen=True)
+class BotSummary:
+    id: int
+    name: str
+    owner: str  # arena.store.owners_of: a user name, "house" or "operator"
+    versions: int
+    latest: str
+    status: str
+    retired: str  # the day it was retired (ISO), "" while it plays
+
+
+@dataclass(frozen=True)
+class BotPage:
+    summary: BotSummary
+    versions: list[dict[str, Any]]
+    history: list[dict[str, Any]]  # {"tournament", "version", "elo", "ci_low", "ci_high"}
+    recent: list[MatchRow]
+    opponents: list[dict[str, Any]]  # {"bot", "bot_id", "games", "margin"}
+    faults: dict[str, int]
+
+
+def bot_list(s: Session) -> list[BotSummary]:
+    """By name; each with its newest version's status (three queries, whatever the count)."""
+    query = (
+        select(Bot.id, Bot.name, Bot.retired_at, func.count(BotVersion.id), func.max(BotVersion.id))
+        .outerjoin(BotVersion, BotVersion.bot_id == Bot.id)
+        .group_by(Bot.id, Bot.name, Bot.retired_at)
+        .order_by(Bot.name)
+    )
+    rows = list(s.execute(query))
+    latest_ids = [latest for *_, latest in rows if latest is not None]
+    latest = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(latest_ids)))}
+    owners = owners_of(s, [bot_id for bot_id, *_ in rows])
+    return [
+        _summary(bot_id, name, owners[bot_id], retired, n, latest.get(last))
+        for bot_id, name, retired, n, last in rows
+    ]
+
+
+def bot_choices(s: Session) -> list[tuple[int, str]]:
+    """(id, name) by name: what a selector needs."""
+    return [(i, name) for i, name in s.execute(select(Bot.id, Bot.name).order_by(Bot.name))]
+
+
+def _summary(
+    bot_id: int,
+    name: str,
+    owner: str,
+    retired: datetime | None,
+    versions: int,
+    latest: BotVersion | None,
+) -> BotSummary:
+    return BotSummary(
+        bot_id,
+        name,
+        owner,
+        versions,
+        latest.version if latest else "",
+        latest.status if latest else "",
+        retired.date().isoformat() if retired else "",
+    )
+
+
+def bot_page(s: Session, bot_id: int) -> BotPage:
+    bot = s.get(Bot, bot_id)
+    if bot is None:
+        raise StoreError(f"no bot with id {bot_id}")
+    ids = [v.id for v in bot.versions]
+    versions = [
+        {
+            "id": v.id,
+            "version": v.version,
+            "status": v.status,
+            "reason": public_reason(v.reason),
+            "created_at": v.created_at.isoformat(timespec="seconds"),
+        }
+        for v in bot.versions
+    ]
+    last = bot.versions[-1] if bot.versions else None
+    return BotPage(
+        _summary(
+            bot.id,
+            bot.name,
+            owners_of(s, [bot.id])[bot.id],
+            bot.retired_at,
+            len(bot.versions),
+            last,
+        ),
+        versions,
+        rating_history(s, set(ids)),
+        _recent(s, ids),
+        _opponents(s, ids),
+        _faults(s, ids),
+    )
+
+
+def rating_history(s: Session, versions: set[int]) -> list[dict[str, Any]]:
+    """The bot's Elo in the latest snapshot of each tournament it played, oldest first."""
+    latest = (
+        select(func.max(RatingSnapshot.id)).group_by(RatingSnapshot.tournament_id).scalar_subquery()
+    )
+    query = (
+        select(RatingSnapshot)
+        .where(RatingSnapshot.id.in_(latest))
+        .order_by(RatingSnapshot.tournament_id)
+    )
+    history = []
+    for snap in s.scalars(query):
+        for row in snap.payload.get("standings", []):
+            if row["bot_version_id"] in versions:
+                history.append(
+                    {
+                        "tournament": snap.tournament_id,
+                        "version": row["ref"].partition("@")[2],
+                        "elo": row["elo"],
+                        "ci_low": row["ci_low"],
+                        "ci_high": row["ci_high"],
+                    }
+                )
+    return history
+
+
+def _recent(s: Session, versions: list[int]) -> list[MatchRow]:
+    ids = (
+        select(GameScore.match_id)
+        .where(GameScore.bot_version_id.in_(versions))
+        .distinct()
+        .order_by(GameScore.match_id.desc())
+        .limit(RECENT)
+    )
+    matches = s.scalars(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc()))
+    return match_rows(s, list(matches))
+
+
+def _opponents(s: Session, versions: list[int]) -> list[dict[str, Any]]:
+    """Mean point margin over each opponent bot in the games they shared, most games first."""
+    me, other = aliased(GameScore), aliased(GameScore)
+    query = (
+        select(Bot.id, Bot.name, func.count(), func.avg(me.points - other.points))
+        .select_from(me)
+        .join(
+            other,
+            (other.match_id == me.match_id)
+            & (other.game_index == me.game_index)
+            & (other.bot_version_id != me.bot_version_id),
+        )
+        .join(BotVersion, BotVersion.id == other.bot_version_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .where(me.bot_version_id.in_(versions))
+        .group_by(Bot.id, Bot.name)
+        .order_by(func.count().desc(), Bot.name)
+    )
+    return [
+        {"bot_id": bid, "bot": name, "games": n, "margin": float(avg) / 10}
+        for bid, name, n, avg in s.execute(query)
+    ]
+
+
+def _faults(s: Session, versions: list[int]) -> dict[str, int]:
+    query = (
+        select(MatchFault.kind, func.count())
+        .where(MatchFault.bot_version_id.in_(versions))
+        .group_by(MatchFault.kind)
+        .order_by(func.count().desc())
+    )
+    return {key: n for key, n in s.execute(query)}

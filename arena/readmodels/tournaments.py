@@ -1,0 +1,170 @@
+"""Tournament list and tournament page: progress, standings, rating history, head-to-head."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.readmodels.cache import CACHE, note_results_version
+from arena.readmodels.headtohead import Cell, head_to_head
+from arena.readmodels.leaderboard import Leaderboard, leaderboard
+from arena.store import (
+    Match,
+    RatingSnapshot,
+    Tournament,
+    TournamentEntry,
+    game_rows,
+    get_tournament,
+)
+from arena.store.models import MATCH_STATUSES
+
+
+@dataclass(frozen=True)
+class Progress:
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def done(self) -> int:
+        return self.counts.get("done", 0)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"done": self.done, "total": self.total, **self.counts}
+
+
+@dataclass(frozen=True)
+class TournamentSummary:
+    id: int
+    name: str
+    status: str
+    created_at: str
+    entrants: int
+    progress: Progress
+    snapshots: int  # rating snapshots: the live page redraws the chart when this grows
+
+    def as_dict(self) -> dict[str, Any]:
+        keys = ("id", "name", "status", "created_at", "entrants", "snapshots")
+        return {**{k: getattr(self, k) for k in keys}, "progress": self.progress.as_dict()}
+
+
+@dataclass(frozen=True)
+class TournamentPage:
+    summary: TournamentSummary
+    rules: dict[str, Any]
+    clock: dict[str, Any]
+    games_per_match: int
+    history: list[dict[str, Any]]  # one series per bot: {"bot": ref, "points": [[done, elo]]}
+
+
+@dataclass(frozen=True)
+class Standings:
+    board: Leaderboard
+    matrix: list[list[Cell | None]]  # head-to-head, rows and columns in board order
+
+
+def _progress_of(s: Session, ids: list[int]) -> dict[int, Progress]:
+    counts: dict[int, dict[str, int]] = defaultdict(lambda: dict.fromkeys(MATCH_STATUSES, 0))
+    query = (
+        select(Match.tournament_id, Match.status, func.count())
+        .where(Match.tournament_id.in_(ids))
+        .group_by(Match.tournament_id, Match.status)
+    )
+    for tid, status, n in s.execute(query):
+        counts[tid][status] = n
+    for tid in ids:
+        note_results_version(s, tid, counts[tid]["done"])
+    return {tid: Progress(counts[tid]) for tid in ids}
+
+
+def _entrants_of(s: Session, ids: list[int]) -> dict[int, int]:
+    query = (
+        select(TournamentEntry.tournament_id, func.count())
+        .where(TournamentEntry.tournament_id.in_(ids))
+        .group_by(TournamentEntry.tournament_id)
+    )
+    return {key: n for key, n in s.execute(query)}
+
+
+def _snapshots_of(s: Session, ids: list[int]) -> dict[int, int]:
+    query = (
+        select(RatingSnapshot.tournament_id, func.count())
+        .where(RatingSnapshot.tournament_id.in_(ids))
+        .group_by(RatingSnapshot.tournament_id)
+    )
+    return {key: n for key, n in s.execute(query)}
+
+
+def _summaries(s: Session, tournaments: list[Tournament]) -> list[TournamentSummary]:
+    ids = [t.id for t in tournaments]
+    progress, entrants = _progress_of(s, ids), _entrants_of(s, ids)
+    snapshots = _snapshots_of(s, ids)
+    return [
+        TournamentSummary(
+            t.id,
+            t.name,
+            t.status,
+            t.created_at.isoformat(timespec="seconds"),
+            entrants.get(t.id, 0),
+            progress[t.id],
+            snapshots.get(t.id, 0),
+        )
+        for t in tournaments
+    ]
+
+
+def tournament_list(s: Session) -> list[TournamentSummary]:
+    """Newest first."""
+    return _summaries(s, list(s.scalars(select(Tournament).order_by(Tournament.id.desc()))))
+
+
+def tournament_summary(s: Session, tournament_id: int) -> TournamentSummary:
+    return _summaries(s, [get_tournament(s, tournament_id)])[0]
+
+
+def tournament_page(s: Session, tournament_id: int) -> TournamentPage:
+    tournament = get_tournament(s, tournament_id)
+    return TournamentPage(
+        summary=_summaries(s, [tournament])[0],
+        rules=tournament.ruleset,
+        clock=tournament.clock,
+        games_per_match=tournament.games_per_match,
+        history=rating_history(s, tournament_id),
+    )
+
+
+def standings_table(s: Session, tournament_id: int) -> Standings:
+    """The leaderboard and head-to-head matrix, both cached until a result arrives."""
+    board = leaderboard(s, tournament_id)
+    cells = CACHE.get(s, "h2h", tournament_id, lambda: head_to_head(game_rows(s, tournament_id)))
+    order = [row.bot_version_id for row in board.rows]
+    return Standings(board, [[cells.get((a, b)) for b in order] for a in order])
+
+
+def tournament_choices(s: Session) -> list[tuple[int, str, str]]:
+    """(id, name, status), newest first: what a selector needs, without counting matches."""
+    query = select(Tournament.id, Tournament.name, Tournament.status)
+    return [
+        (i, name, status) for i, name, status in s.execute(query.order_by(Tournament.id.desc()))
+    ]
+
+
+def rating_history(s: Session, tournament_id: int) -> list[dict[str, Any]]:
+    """Elo of each bot in each rating snapshot of the tournament, oldest first, against
+    the number of matches done (the snapshot's number for those that do not say)."""
+    query = (
+        select(RatingSnapshot.payload)
+        .where(RatingSnapshot.tournament_id == tournament_id)
+        .order_by(RatingSnapshot.id)
+    )
+    series: dict[str, list[list[float]]] = {}
+    for i, payload in enumerate(s.scalars(query)):
+        for row in payload.get("standings", []):
+            series.setdefault(row["ref"], []).append([payload.get("done", i), row["elo"]])
+    return [{"bot": ref, "points": points} for ref, points in series.items()]

@@ -1,0 +1,286 @@
+"""A memory, a pids and a cpu cgroup per bot (as root): they count what rlimits cannot, i.e.
+shared memory, tmpfs pages and kernel memory of the whole sandbox and every task it starts,
+and they hold the whole sandbox to its CPU quota with the weight of one task, whatever the
+number of processes (or of sessions: the kernel's autogroups apply in the root group only)
+it starts."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from arena.sandbox.limits import Limits
+
+from .policy import SandboxPolicy
+from .procfs import _KILL_TIMEOUT, _signal_pid
+
+logger = logging.getLogger(__package__)  # the package's one logger, named as before the split
+
+Control = Literal["cgroup2", "cgroup1", "rlimits"]
+_NEEDED = ("memory", "pids")
+_CPU = "cpu"  # wanted, not needed: without it a bot's CPU share is not held (logged)
+_REMOVE_TIMEOUT = 2.0
+_PERIOD_US = 100_000
+# Weights: a bot whose turn it is weighs what one ordinary task does; a bot waiting for its
+# turn weighs the least the kernel allows, so that whatever it runs meanwhile (thinking ahead,
+# or spinning to slow the others) only takes CPU time that the deciding bot leaves. All bots
+# together weigh one ordinary task per core against the host's other work.
+_V1_SHARES, _V2_WEIGHT = 1024, 100
+_V1_WAITING, _V2_WAITING = 2, 1
+
+
+@dataclass(frozen=True)
+class _Hierarchies:
+    """Where the memory, pids and cpu controllers are mounted (one folder for v2)."""
+
+    version: Literal["cgroup2", "cgroup1"]
+    memory: Path
+    pids: Path
+    cpu: Path | None
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fs type, options) of every mount."""
+    found = []
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            _dev, point, fstype, options, *_ = line.split()
+            point = point.encode().decode("unicode_escape")  # \040 for a space...
+            found.append((point, fstype, set(options.split(","))))
+    return found
+
+
+def _find_hierarchies() -> _Hierarchies | None:
+    """cgroup v2 when its root offers both controllers, else v1 mounts of both, else None."""
+    mounts = _mounts()
+    for point, fstype, _ in mounts:
+        if fstype == "cgroup2":
+            with contextlib.suppress(OSError):
+                controllers = (Path(point) / "cgroup.controllers").read_text().split()
+                if all(c in controllers for c in _NEEDED):
+                    cpu = Path(point) if _CPU in controllers else None
+                    return _Hierarchies("cgroup2", Path(point), Path(point), cpu)
+    wanted = {*_NEEDED, _CPU}
+    v1 = {c: Path(p) for p, fstype, opts in mounts if fstype == "cgroup" for c in opts & wanted}
+    if all(c in v1 for c in _NEEDED):
+        return _Hierarchies("cgroup1", v1["memory"], v1["pids"], v1.get(_CPU))
+    return None
+
+
+@functools.cache
+def _detect(use: bool, euid: int) -> _Hierarchies | None:
+    """The hierarchies bots get groups in (root only), logged once per process."""
+    found = _find_hierarchies() if use and euid == 0 else None
+    if found is not None:
+        logger.info(
+            "sandbox limits: %s memory+pids%s groups under %s",
+            found.version,
+            "+cpu" if found.cpu else "",
+            ", ".join(str(p) for p in dict.fromkeys([found.memory, found.pids, found.cpu]) if p),
+        )
+        if found.cpu is None:
+            logger.warning(
+                "sandbox limits: no cpu controller: a bot's processes are not held to its "
+                "CPU quota and weight, so one bot can slow its neighbours"
+            )
+    else:
+        why = "disabled by the policy" if not use else "not root" if euid else "none mounted"
+        logger.warning(
+            "sandbox limits: rlimits only, no cgroup (%s): shared memory and tmpfs pages "
+            "are not counted against the memory limit",
+            why,
+        )
+    return found
+
+
+def hierarchies(policy: SandboxPolicy) -> _Hierarchies | None:
+    return _detect(policy.use_cgroups, os.geteuid())
+
+
+def fair_play_gaps(policy: SandboxPolicy) -> list[str]:
+    """What the cgroups on this host leave undone for fair play (empty: nothing), each as a
+    line for an operator (docs/sandbox.md)."""
+    where = hierarchies(policy)
+    if where is None:
+        return [
+            "no memory cgroup per bot (run as root on a host with cgroups): memory is capped "
+            "per process only, and what a bot caches is not evicted when it stops, so bots "
+            "can pass bits from game to game through the page cache"
+        ]
+    if where.cpu is None:
+        return ["no cpu cgroup controller: a bot's processes are not held to one core"]
+    return []
+
+
+class BotCgroup:
+    """The groups of one bot, named after its leased uid (so the lease guards them too)."""
+
+    def __init__(self, where: _Hierarchies, policy: SandboxPolicy, uid: int) -> None:
+        self.version = where.version
+        roots = dict.fromkeys(r for r in (where.memory, where.pids, where.cpu) if r)  # v2: one
+        self._parents = [root / policy.cgroup_parent for root in roots]
+        self.dirs = [parent / f"uid-{uid}" for parent in self._parents]
+        self.controllers = [*_NEEDED, _CPU] if where.cpu else list(_NEEDED)
+        self._evicts = policy.close_channels
+        weight = "cpu.weight" if where.version == "cgroup2" else "cpu.shares"
+        cpu_dir = None if where.cpu is None else where.cpu / policy.cgroup_parent / f"uid-{uid}"
+        self._cpu_weight = None if cpu_dir is None else cpu_dir / weight
+
+    def create(self, limits: Limits) -> None:
+        """Fresh groups with ``limits`` (removing what a killed platform left)."""
+        if not self.remove():
+            raise OSError(f"cannot remove the leftover cgroup {self.dirs}")
+        for parent in self._parents:
+            parent.mkdir(parents=True, exist_ok=True)
+            if self.version == "cgroup2":
+                _enable_controllers(parent, self.controllers)
+            _write_present(parent, self._parent_settings())
+        for group in self.dirs:
+            group.mkdir()
+            _write_present(group, self._settings(limits))
+
+    def _settings(self, limits: Limits) -> list[tuple[str, str]]:
+        """(file, value) pairs in the order they must be written; missing files skipped."""
+        memory, tasks = str(limits.memory_bytes), str(limits.max_processes)
+        quota = str(limits.cpu_cores * _PERIOD_US)
+        if self.version == "cgroup2":
+            return [
+                ("memory.max", memory),
+                ("memory.swap.max", "0"),
+                ("pids.max", tasks),
+                ("cpu.max", f"{quota} {_PERIOD_US}"),
+                ("cpu.weight", str(_V2_WEIGHT)),
+            ]
+        return [
+            ("memory.limit_in_bytes", memory),
+            ("memory.memsw.limit_in_bytes", memory),  # memory+swap: no swap at all
+            ("memory.swappiness", "0"),
+            ("pids.max", tasks),
+            ("cpu.cfs_period_us", str(_PERIOD_US)),
+            ("cpu.cfs_quota_us", quota),
+            ("cpu.shares", str(_V1_SHARES)),
+        ]
+
+    def _parent_settings(self) -> list[tuple[str, str]]:
+        """The weight of all bots together: one ordinary task per core."""
+        cores = os.cpu_count() or 1
+        if self.version == "cgroup2":
+            return [("cpu.weight", str(min(10_000, _V2_WEIGHT * cores)))]
+        return [("cpu.shares", str(_V1_SHARES * cores))]
+
+    def set_turn(self, on_turn: bool) -> None:
+        """Give the bot an ordinary task's CPU weight for its turn, the least while it waits
+        (a no-op without the cpu controller). A group already removed is left alone."""
+        if self._cpu_weight is None:
+            return
+        if self.version == "cgroup2":
+            value = _V2_WEIGHT if on_turn else _V2_WAITING
+        else:
+            value = _V1_SHARES if on_turn else _V1_WAITING
+        with contextlib.suppress(FileNotFoundError):
+            self._cpu_weight.write_text(str(value))
+
+    def _evict(self) -> None:
+        """Reclaim every page charged to the bot: the file pages it was the first to read.
+
+        Page-cache state outlives processes: a bot could read chosen pages of a big shared
+        file (/usr) to leave bits that a later game's bot tests by whether touching a page
+        faults (benchmarks/cache_channel.py). The pages a bot caused to be cached are
+        exactly those charged to its memory group (the first reader pays), so emptying the
+        group before it goes undoes whatever it set; pages others had cached stay."""
+        name = "memory.reclaim" if self.version == "cgroup2" else "memory.force_empty"
+        for group in self.dirs:
+            control = group / name
+            if control.exists():
+                try:
+                    control.write_text("1T" if self.version == "cgroup2" else "0")
+                except OSError as exc:  # EAGAIN/EBUSY: some page could not be reclaimed
+                    logger.debug("cannot empty %s: %s", group, exc)
+
+    def procs_fds(self) -> list[int]:
+        """Open ``cgroup.procs`` of every group, for a child to join before it execs."""
+        return [os.open(group / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for group in self.dirs]
+
+    def pids(self) -> list[int]:
+        """Every process in the groups (zombies included until reaped)."""
+        found: set[int] = set()
+        for group in self.dirs:
+            with contextlib.suppress(FileNotFoundError):
+                found.update(int(p) for p in (group / "cgroup.procs").read_text().split())
+        return sorted(found)
+
+    def contains(self, pid: int) -> bool:
+        return pid in self.pids()
+
+    def kill(self) -> bool:
+        """SIGKILL everything in the groups until they are empty; True on success."""
+        deadline = time.monotonic() + _KILL_TIMEOUT
+        while pids := self.pids():
+            if time.monotonic() > deadline:
+                return False
+            for pid in pids:
+                _signal_pid(pid, signal.SIGKILL, self.contains)
+            time.sleep(0.01)
+        return True
+
+    def remove(self) -> bool:
+        """Kill what is left, evict what it brought into the page cache and remove the
+        groups; True when none exists any more."""
+        if not self.kill():
+            return False
+        if self._evicts:
+            self._evict()
+        deadline = time.monotonic() + _REMOVE_TIMEOUT
+        for group in self.dirs:
+            while True:
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # EBUSY while the last exiting tasks are released
+                    if time.monotonic() > deadline:
+                        logger.error("cannot remove cgroup %s", group)
+                        return False
+                    time.sleep(0.01)
+        return True
+
+
+def _write_present(group: Path, settings: list[tuple[str, str]]) -> None:
+    """Write each setting whose file the group has (a controller not mounted there has none)."""
+    for name, value in settings:
+        if (group / name).exists():
+            (group / name).write_text(value)
+
+
+def _enable_controllers(group: Path, controllers: Sequence[str]) -> None:
+    """cgroup v2: let the children of ``group`` (and of its ancestors) use ``controllers``."""
+    for parent in [*reversed(group.parents), group]:
+        control = parent / "cgroup.subtree_control"
+        if control.exists() and not set(controllers) <= set(control.read_text().split()):
+            control.write_text(" ".join(f"+{c}" for c in controllers))
+
+
+def joiner(fds: Sequence[int]) -> Callable[[], None]:
+    """A ``preexec_fn`` step moving the forked child into the groups before it execs: the bot
+    never runs a single instruction outside them."""
+
+    def join() -> None:
+        for fd in fds:
+            os.write(fd, b"0")  # 0: the writing process itself
+
+    return join
+
+
+def sweep_groups(policy: SandboxPolicy, uid: int) -> bool:
+    """Kill and remove the groups a killed platform left for ``uid``; True when none is left."""
+    where = hierarchies(policy)
+    return where is None or BotCgroup(where, policy, uid).remove()
