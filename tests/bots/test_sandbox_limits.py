@@ -93,7 +93,10 @@ def test_shared_memory_beyond_the_cap_kills_only_the_bot(area: Path, mode: str) 
     proc = start(area, "shared_memory_hog.py", "1024", mode=mode, limits=limits)
     rc = proc.wait(timeout=60)
     text = log_text(proc)
+    kills = proc.oom_kills()  # the memory group's OOM counter, read live...
     proc.stop()
+    assert kills is not None and kills >= 1, text[-500:]
+    assert proc.oom_kills() == kills  # ...and kept once the group is removed
     touched = {"parent": 0, "child": 0}
     for role, mib in re.findall(r"^(parent|child) touched (\d+) MiB$", text, re.M):
         touched[role] = max(touched[role], int(mib))
