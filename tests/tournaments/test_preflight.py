@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from arena.bots.runtimes import available_runtimes
 from arena.config import Settings
 from arena.runtime import Runtime
 from arena.sandbox.limits import DEFAULT_LIMITS, MiB
@@ -36,5 +37,9 @@ def test_limits_no_bot_can_start_under_are_refused_before_any_job(tmp_path: Path
 def test_a_queue_whose_runtime_is_missing_is_named(tmp_path: Path, monkeypatch) -> None:
     """The Node queue on a machine without node: its jobs would all fail to start."""
     monkeypatch.setattr("arena.bots.runtimes._node_major", lambda: None)
-    problem = preflight(_runtime(tmp_path), ["arena", "arena.node"])
+    available_runtimes.cache_clear()  # an earlier test may have found node here already
+    try:
+        problem = preflight(_runtime(tmp_path), ["arena", "arena.node"])
+    finally:
+        available_runtimes.cache_clear()  # later tests must not see the patched answer
     assert problem is not None and problem.startswith("queue arena.node: ")
