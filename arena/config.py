@@ -7,8 +7,10 @@ written here once, and a bad value is refused with a one-line reason."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
@@ -71,6 +73,9 @@ class Settings:
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
+        login = _numbers(
+            env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
+        )
         return cls(
             database_url=env.get("ARENA_DATABASE_URL", "sqlite:///arena.db"),
             data_dir=Path(env.get("ARENA_DATA_DIR", "arena-data")),
@@ -91,9 +96,7 @@ class Settings:
             sandbox_mode=_sandbox_mode(env),
             require_sandbox=env.get("ARENA_REQUIRE_SANDBOX", "").strip().lower() in _TRUTHY,
             bwrap_path=env.get("ARENA_BWRAP", "").strip() or "/usr/bin/bwrap",
-            login_limit=_numbers(
-                env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
-            ),
+            login_limit=(login[0], login[1], login[2]),  # as many as the default has
             signups_per_hour=_numbers(
                 env, "ARENA_SIGNUP_LIMIT", "SIGNUPS_PER_HOUR", (DEFAULT_SIGNUPS_PER_HOUR,)
             )[0],
@@ -117,11 +120,15 @@ class Settings:
         }
 
 
-def _number(env, name: str, kind: type, default: float, minimum: float) -> float:
+_N = TypeVar("_N", int, float)
+
+
+def _number(env: Mapping[str, str], name: str, kind: type[_N], default: _N, minimum: _N) -> _N:
     """A numeric setting; a bad value is refused with a one-line reason, never ignored."""
     text = env.get(name)
     if text is None:
         return default
+    value: _N | None
     try:
         value = kind(text)
     except ValueError:

@@ -11,12 +11,11 @@ afresh, so a test may change what it likes.
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from sqlalchemy.engine import URL
 from arena.config import Settings
 from arena.game import PAGAT
 from arena.readmodels.cache import CACHE
-from arena.referee import play_match
+from arena.referee import Clock, play_match
 from arena.registry import player_for
 from arena.runtime import Runtime
 from arena.store import (
@@ -40,6 +39,7 @@ from arena.store import (
     record_result,
 )
 from arena.tournaments.run import match_spec, play_stored_match, run_match
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot
 from dashboard import create_app
 from tests.support import fresh_database
@@ -95,7 +95,9 @@ def played(db: Database, runtime: Runtime) -> Site:
             for name, kind in BOTS
         ]
         tables = [(i, (0, 1, 2, 3), 100 + i) for i in range(5)]
-        t = create_tournament(s, "cup <i>", RULES.to_dict(), CLOCK, 2, 2, 7, versions, tables)
+        spec = TournamentSpec(name="cup <i>", rules=RULES, games_per_match=2, seed=7)
+        spec = replace(spec, clock=Clock(**CLOCK))
+        t = create_tournament(s, spec.columns(), versions, tables)
         query = select(Match.id).where(Match.tournament_id == t.id).order_by(Match.id)
         matches = list(s.scalars(query))
         bots = {v.bot.name: v.bot_id for v in versions}
@@ -110,7 +112,7 @@ def claim_running(db: Database, site: Site) -> Site:
     """The running match claimed (a lease of the full length from now)."""
     with db.session() as s:
         lease = claim_match(s, site.running, "test")
-    return dataclasses.replace(site, running_lease=lease)
+    return replace(site, running_lease=lease)
 
 
 def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
@@ -183,7 +185,7 @@ def site(db: Database, tmp_path: Path, played_site: tuple[Path, Site]) -> Site:
     """This test's copy of the site (``db``, a data dir in tmp_path), its match claimed."""
     CACHE.clear()
     runtime = Runtime(Settings(db.url.render_as_string(hide_password=False), tmp_path / "d", ""))
-    return claim_running(db, dataclasses.replace(played_site[1], runtime=runtime))
+    return claim_running(db, replace(played_site[1], runtime=runtime))
 
 
 @pytest.fixture

@@ -25,6 +25,7 @@ from tests.support import BACKENDS, fresh_database
 
 RULES = {"name": "pagat", "deals_per_game": 5}
 CLOCK = {"decision_ms": 1000, "bank_ms": 10_000, "startup_ms": 15_000}
+SETTINGS = {"name": "cup", "deals_per_game": 5, "games_per_match": 4, "seed": 7}
 
 
 @pytest.fixture(params=BACKENDS)
@@ -62,12 +63,7 @@ def make_tournament(
     with db.session() as s:
         return create_tournament(
             s,
-            "cup",
-            RULES,
-            CLOCK,
-            deals_per_game=5,
-            games_per_match=4,
-            seed=7,
+            {**SETTINGS, "ruleset": RULES, "clock": CLOCK},
             entries=list(versions),
             tables=[(0, (0, 1, 2, 3), 11)] if tables is None else tables,
         )
