@@ -29,7 +29,9 @@ def upgrade() -> None:
         sa.CheckConstraint("id = 1", name=op.f("ck_installation_one_row")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_installation")),
     )
-    op.bulk_insert(table, [{"id": 1, "identity": uuid.uuid4().hex, "created_at": datetime.now(UTC)}])
+    op.bulk_insert(
+        table, [{"id": 1, "identity": uuid.uuid4().hex, "created_at": datetime.now(UTC)}]
+    )
 
 
 def downgrade() -> None:
