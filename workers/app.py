@@ -7,6 +7,8 @@ lost workers.
   longest match, or Redis hands a running job to a second worker (harmless: the match is
   leased, the second job only waits for the lease — but wasteful).
 - No result backend: results go to the database; tasks report nothing back.
+- Every job carries the identity of the database it was sent for, and a worker on another
+  database refuses it (``workers.identity``: the app's task class).
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ from arena.tournaments.dispatch import DEFAULT_QUEUE
 
 def make_app(settings: Settings | None = None) -> Celery:
     settings = settings or Settings.from_env()
-    app = Celery("arena", broker=settings.broker_url, include=["workers.tasks"])
+    app = Celery(
+        "arena",
+        broker=settings.broker_url,
+        include=["workers.tasks"],
+        task_cls="workers.identity:DatabaseBoundTask",
+    )
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,

@@ -18,6 +18,7 @@ from kombu.exceptions import ChannelError, OperationalError
 from arena.store import Database, progress, set_tournament_status
 from arena.tournaments.dispatch import RUNTIME_QUEUES, finish_if_over, matches_to_send
 from workers.app import app
+from workers.identity import sending_for
 from workers.tasks import run_match_task
 
 POLL_S = 0.5
@@ -65,12 +66,13 @@ def send_matches(db: Database, tournament_id: int, resend_after_s: float | None 
     with db.session() as s:
         set_tournament_status(s, tournament_id, "running")
     sent = 0
-    for match_id, queue in matches_to_send(db, tournament_id, resend_after_s):
-        try:
-            run_match_task.apply_async((match_id,), queue=queue)
-            sent += 1
-        except OperationalError as exc:  # the broker is away: sent again after a stall
-            log.warning("could not send match %s (%s); will try again", match_id, exc)
+    with sending_for(db):
+        for match_id, queue in matches_to_send(db, tournament_id, resend_after_s):
+            try:
+                run_match_task.apply_async((match_id,), queue=queue)
+                sent += 1
+            except OperationalError as exc:  # the broker is away: sent again after a stall
+                log.warning("could not send match %s (%s); will try again", match_id, exc)
     return sent
 
 
