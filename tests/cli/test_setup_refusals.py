@@ -73,7 +73,7 @@ def test_bad_deployment_settings_are_refused_in_one_line(tmp_path, env, fragment
     empty = tmp_path / "empty"
     empty.write_text("\n")
     env = {k: str(empty) if v == "EMPTY" else v for k, v in env.items()}
-    with pytest.raises(ValueError, match=".*") as caught:
+    with pytest.raises(ValueError) as caught:
         Settings.from_env({"ARENA_DATABASE_URL": "postgresql://arena@db/arena", **env})
     assert fragment in str(caught.value) and "\n" not in str(caught.value)
 
@@ -98,9 +98,8 @@ def test_the_sandbox_uid_range_and_its_locks_are_settings(tmp_path: Path) -> Non
     )
 
 
-def test_a_worker_on_the_shared_database_still_refuses_a_host_without_bwrap(
-    arena, no_bwrap, monkeypatch
-):
+@pytest.mark.usefixtures("no_bwrap")
+def test_a_worker_on_the_shared_database_still_refuses_a_host_without_bwrap(arena, monkeypatch):
     with pg_schema("arena_worker_cli") as url:
         upgrade(url)
         monkeypatch.setenv("ARENA_DATABASE_URL", url.render_as_string(hide_password=False))
