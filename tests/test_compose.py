@@ -19,7 +19,15 @@ SERVICES = COMPOSE["services"]
 
 
 def test_the_stack_has_its_services_each_with_a_health_check_or_a_one_shot_job() -> None:
-    assert set(SERVICES) == {"postgres", "redis", "migrate", "worker", "dashboard", "proxy"}
+    assert set(SERVICES) == {
+        "postgres",
+        "redis",
+        "migrate",
+        "worker",
+        "beat",
+        "dashboard",
+        "proxy",
+    }
     for name, service in SERVICES.items():
         assert "healthcheck" in service or service.get("restart") == "no", name
 
@@ -62,6 +70,16 @@ def test_migrations_run_before_workers_and_workers_keep_minimal_privileges() -> 
     assert worker["cap_add"] == ["SYS_ADMIN"] and "privileged" not in worker
     assert worker["environment"]["ARENA_DATABASE_URL"].startswith("postgresql://")
     assert "--queues" in worker["command"]
+
+
+def test_a_beat_has_the_workers_recover_what_was_lost() -> None:
+    beat, worker = SERVICES["beat"], SERVICES["worker"]
+    assert beat["command"] == ["arena", "beat"]
+    assert beat["restart"] == "unless-stopped"
+    # the same settings as the workers (its period is a third of their lease)
+    assert beat["environment"] == worker["environment"]
+    assert beat["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert "cap_add" not in beat  # it runs no bot
 
 
 def test_the_dashboard_service_serves_the_real_dashboard_on_the_compose_postgres() -> None:

@@ -7,6 +7,10 @@ lost workers.
   longest match, or Redis hands a running job to a second worker (harmless: the match is
   leased, the second job only waits for the lease — but wasteful).
 - No result backend: results go to the database; tasks report nothing back.
+- The beat (``arena beat``) sends ``arena.recover`` every third of a lease to the recovery
+  queue, which every worker takes beside its match queues; a tick not taken within its
+  period expires (the next one does its work). Its schedule is in memory: no file, and
+  any number of beats may run (a second one only makes the recovery run twice as often).
 - Every job carries the identity of the database it was sent for, and a worker on another
   database refuses it (``workers.identity``: the app's task class).
 """
@@ -14,9 +18,10 @@ lost workers.
 from __future__ import annotations
 
 from celery import Celery
+from kombu.exceptions import ChannelError, OperationalError
 
 from arena.config import Settings
-from arena.tournaments.dispatch import DEFAULT_QUEUE
+from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE, recovery_every_s
 
 
 def make_app(settings: Settings | None = None) -> Celery:
@@ -27,6 +32,7 @@ def make_app(settings: Settings | None = None) -> Celery:
         include=["workers.tasks"],
         task_cls="workers.identity:DatabaseBoundTask",
     )
+    every_s = recovery_every_s(settings.lease_s)
     app.conf.update(
         task_acks_late=True,
         task_reject_on_worker_lost=True,
@@ -41,8 +47,34 @@ def make_app(settings: Settings | None = None) -> Celery:
         task_publish_retry_policy={"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5},
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
+        task_routes={"arena.recover": {"queue": RECOVERY_QUEUE}},
+        beat_scheduler="celery.beat:Scheduler",  # in memory
+        beat_schedule={
+            "recover": {
+                "task": "arena.recover",
+                "schedule": every_s,
+                "options": {"queue": RECOVERY_QUEUE, "expires": every_s},
+            }
+        },
     )
     return app
+
+
+def queue_idle(app: Celery, queue: str) -> bool:
+    """No job waits in ``queue`` (False when the broker cannot say: it is away)."""
+    try:
+        with app.connection_for_read() as conn:
+            return waiting(conn.default_channel, queue) == 0
+    except OperationalError:
+        return False
+
+
+def waiting(channel, queue: str) -> int:
+    """Jobs waiting in ``queue`` (not those a worker holds)."""
+    try:
+        return channel.queue_declare(queue, passive=True).message_count
+    except ChannelError:  # never declared: nothing was ever sent to it
+        return 0
 
 
 app = make_app()

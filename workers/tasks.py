@@ -1,29 +1,45 @@
 """The jobs: each takes ids and calls one ``arena`` function, so the embedded executor and
-the workers run identical code (and the functions are tested without Celery)."""
+the workers run identical code (and the functions are tested without Celery).
+
+A database that cannot be reached is trouble that passes (``database_down``), never a
+reason to fail a job: the job waits for it in its process, so that the worker takes no
+other job meanwhile and the queue is not drained into failures, and runs again once the
+database answers; after ``OUTAGE_HOLD_S`` it goes back to the queue, to be tried again
+after a countdown that grows with each return. Nothing is acknowledged and dropped."""
 
 from __future__ import annotations
 
+import logging
 import os
+from collections.abc import Callable
 from datetime import timedelta
+from typing import TypeVar
 
 from celery import Task
 from celery.signals import worker_init, worker_ready
+from kombu.exceptions import OperationalError as BrokerError
+from sqlalchemy.exc import DBAPIError
 
 from arena.config import Settings
 from arena.registry import validate_stored
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy, sweep_leftovers
 from arena.store import Database, get_match
+from arena.store.db import database_down, outage_text
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
-from arena.tournaments.dispatch import finish_if_over, matches_to_send
+from arena.tournaments.dispatch import finish_if_over, matches_to_send, recover
 from arena.tournaments.executor import worker_name
-from arena.tournaments.run import play_until_stopped
-from workers.app import app
+from arena.tournaments.run import OUTAGE_WAIT_S, play_until_stopped
+from workers.app import app, queue_idle
 
 RETRY_S = 2.0  # pause before another attempt after a platform error
 TURN_WAIT_S = 5.0  # before trying again a validation whose owner has one running
+OUTAGE_HOLD_S = 60.0  # a job waits this long for the database before going back to the queue
+OUTAGE_BACKOFF_S = 60.0  # the longest countdown of a job sent back for an outage
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 _context: tuple[int, Database, Runtime] | None = None
 _settings: Settings | None = None
 
@@ -44,22 +60,54 @@ def context() -> tuple[Database, Runtime]:
     return _context[1], _context[2]
 
 
+def through_outages(task: Task, body: Callable[[], T]) -> T:
+    """Run a job's ``body``; while the database is down, hold the job (see the module's
+    docstring) and run it again once the database answers. Bodies are safe to run again:
+    claims, leases and results are decided by the database."""
+    db, _ = context()
+    while True:
+        try:
+            return body()
+        except DBAPIError as exc:
+            if not database_down(exc):
+                raise
+            log.warning(
+                "database unreachable (%s): job %s waits for it", outage_text(exc), task.request.id
+            )
+            if not db.wait_until_up(OUTAGE_HOLD_S):
+                countdown = min(OUTAGE_BACKOFF_S, RETRY_S * 2 ** min(task.request.retries, 10))
+                raise task.retry(countdown=countdown) from None
+            log.warning("the database answers again: job %s runs again", task.request.id)
+
+
 @worker_init.connect
 def _sweep(**_kwargs) -> None:
     """Bots a killed earlier worker on this machine left behind."""
     sweep_leftovers(SandboxPolicy.from_settings(_settings or Settings.from_env()))
 
 
+def _validations(db: Database, runtime: Runtime):
+    """Validations sent through the broker (run here when it cannot take them)."""
+    from arena.submissions import EmbeddedValidation
+    from workers.client.validation import BrokerValidation  # imports this module: not at the top
+
+    return BrokerValidation(EmbeddedValidation(db, runtime))
+
+
 @worker_ready.connect
 def _requeue_lost_validations(**_kwargs) -> None:
-    """Validation jobs the broker lost (or web processes killed mid-validation): sent again."""
-    from arena.submissions import EmbeddedValidation
+    """Validation jobs the broker lost (or web processes killed mid-validation): sent again
+    (the beat's recovery does it too, periodically)."""
     from arena.submissions.sweep import requeue_stale
-    from workers.client.validation import BrokerValidation  # imports this module: not at the top
 
     db, runtime = context()
     timeout = timedelta(seconds=runtime.settings.pending_timeout_s)
-    requeue_stale(db, BrokerValidation(EmbeddedValidation(db, runtime)), timeout)
+    try:
+        requeue_stale(db, _validations(db, runtime), timeout)
+    except DBAPIError as exc:
+        if not database_down(exc):
+            raise
+        log.warning("database unreachable (%s): lost validations not swept", outage_text(exc))
 
 
 @app.task(bind=True, name="arena.run_match", max_retries=None)
@@ -67,6 +115,10 @@ def run_match_task(self: Task, match_id: int) -> str:
     """Play one match. Retried after a platform error (the database caps the attempts);
     while another worker holds the lease, it waits for the lease and looks again; the last
     match closes its tournament (or schedules and sends its next adaptive round)."""
+    return through_outages(self, lambda: _run_match(self, match_id))
+
+
+def _run_match(task: Task, match_id: int) -> str:
     db, runtime = context()
     if job_withdrawn(db, match_id):
         return "stopped"  # an organiser stopped the tournament after this job was sent
@@ -74,22 +126,67 @@ def run_match_task(self: Task, match_id: int) -> str:
     if status == "stopped":
         return status  # given back unsent: the organiser's next start sends it again
     if status == "retry":
-        raise self.retry(countdown=RETRY_S)
+        raise task.retry(countdown=RETRY_S)
     with db.session(read_only=True) as s:
         match = get_match(s, match_id)
         tournament_id, running = match.tournament_id, match.status == "running"
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
-        raise self.retry(countdown=runtime.settings.lease_s)
+        raise task.retry(countdown=runtime.settings.lease_s)
     finish_if_over(db, tournament_id)
     send_new_matches(db, tournament_id)
     return status
+
+
+def send_match(match_id: int, queue: str) -> bool:
+    """Send one match's job; False when the broker is away (the match is marked sent: the
+    recovery sends it again once the mark is a lease old)."""
+    try:
+        run_match_task.apply_async((match_id,), queue=queue)
+    except BrokerError as exc:
+        log.warning("could not send match %s (%s); it will be sent again", match_id, exc)
+        return False
+    return True
 
 
 def send_new_matches(db: Database, tournament_id: int) -> None:
     """Send the matches never sent: a round of adaptive matches that the last match's
     finish scheduled (nothing, one indexed read, otherwise)."""
     for match_id, queue in matches_to_send(db, tournament_id):
-        run_match_task.apply_async((match_id,), queue=queue)
+        send_match(match_id, queue)
+
+
+def idle_queues() -> Callable[[str], bool]:
+    """Whether nothing waits in a queue, asking the broker once per queue."""
+    known: dict[str, bool] = {}
+
+    def idle(queue: str) -> bool:
+        if queue not in known:
+            known[queue] = queue_idle(app, queue)
+        return known[queue]
+
+    return idle
+
+
+@app.task(name="arena.recover")
+def recover_task() -> str:
+    """The beat's periodic job: send again the matches whose job or worker was lost, finish
+    the tournaments that are over (``arena.tournaments.dispatch.recover``), restart lost
+    validations (``arena.submissions.sweep``). Safe on many hosts at once; while the
+    database is down it does nothing (the next tick tries again)."""
+    from arena.submissions.sweep import requeue_stale
+
+    db, runtime = context()
+    settings = runtime.settings
+    try:
+        sent = recover(db, settings.lease_s, idle_queues(), send_match)
+        timeout = timedelta(seconds=settings.pending_timeout_s)
+        restarted = requeue_stale(db, _validations(db, runtime), timeout)
+    except DBAPIError as exc:
+        if not database_down(exc):
+            raise
+        log.warning("database unreachable (%s): recovery waits for the next tick", outage_text(exc))
+        return "database unreachable"
+    return f"{sum(sent.values())} matches sent again, {len(restarted)} validations restarted"
 
 
 @app.task(name="arena.finish_tournament")
@@ -103,13 +200,21 @@ def finish_tournament_task(tournament_id: int) -> bool:
 def validate_bot_task(self: Task, version_id: int) -> str:
     """Judge an uploaded bot version by its validation match, one per owner at a time: while
     another of the owner's versions is being validated, the job goes back to the queue."""
+    return through_outages(self, lambda: _validate(self, version_id))
+
+
+def _validate(task: Task, version_id: int) -> str:
     db, runtime = context()
     with db.session() as s:
         mine = take_turn(s, version_id, utcnow(), runtime.settings.pending_timeout_s)
     if not mine:
-        raise self.retry(countdown=TURN_WAIT_S)
+        raise task.retry(countdown=TURN_WAIT_S)
     try:
         return validate_stored(db, runtime, version_id).status
     finally:
-        with db.session() as s:
-            end_turn(s, version_id)
+        db.patiently(lambda: _end_turn(db, version_id), OUTAGE_WAIT_S, "a validation turn")
+
+
+def _end_turn(db: Database, version_id: int) -> None:
+    with db.session() as s:
+        end_turn(s, version_id)

@@ -29,6 +29,9 @@ from arena.sandbox.limits import DEFAULT_LIMITS, Limits
 from arena.text import printable
 
 _EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before reporting
+# Start-up is judged on the bot's own CPU time, so that a loaded host never decides it: the
+# allowance is CPU seconds, and the wall clock only backs it up, at this many allowances.
+STARTUP_BACKSTOP = 4
 # The relay runs with the platform's Python, isolated and without site: stdlib only.
 _RELAY = [sys.executable, "-I", "-S", relay.__file__]
 
@@ -65,7 +68,10 @@ class ProcessPlayer:
         self._bhoos = package.protocol == "bhoos-http"
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
+        """``timeout_s``: the start-up allowance, in seconds of the bot's own CPU time (up to
+        ``STARTUP_BACKSTOP`` times as long on the wall clock when the host is busy)."""
+        begun = time.monotonic()
+        backstop = begun + timeout_s * STARTUP_BACKSTOP
         self._open_log()
         try:
             self.sandbox = resolve_mode(self.policy)  # so a bot that fails to start is marked too
@@ -89,9 +95,13 @@ class ProcessPlayer:
         except (SandboxError, OSError) as exc:
             raise BotDied(f"could not start: {exc}") from None
         connector = BhoosPlayer if self._bhoos else GrpcPlayer
-        self._conn = connector(self._connect_address(deadline), self.name)
+        address, deadline = self._connect_address(begun + timeout_s, backstop, timeout_s)
+        self._conn = connector(address, self.name)
+        # The greeting is short work: a third of the allowance at least, within the backstop.
+        now = time.monotonic()
+        greeting_s = max(deadline - now, min(timeout_s / 3, backstop - now), 0.1)
         try:
-            self._conn.start(info, max(0.1, deadline - time.monotonic()))
+            self._conn.start(info, greeting_s)
         except BotDied as exc:
             raise type(exc)(self._explain(exc.reason)) from None
         self._proc.set_turn(False)  # started: from now on its CPU weight is its turn's only
@@ -111,16 +121,36 @@ class ProcessPlayer:
         used = self.log_path.stat().st_size if self.log_path else 0
         return dataclasses.replace(self.limits, log_bytes=max(1, self.limits.log_bytes - used))
 
-    def _connect_address(self, deadline: float) -> str:
-        """Wait for the bot's socket, then the checked address to connect to."""
+    def _connect_address(
+        self, deadline: float, backstop: float, allowance_s: float
+    ) -> tuple[str, float]:
+        """Wait for the bot's socket, then the checked address to connect to and the
+        deadline reached. Past a deadline the bot's CPU time decides: one that has not used
+        its allowance yet (a busy host gave it no CPU) gets time for the rest of it."""
         while not self._proc.socket_ready():
             if not self._proc.alive():
                 raise BotDied(self._explain("exited during start-up"))
-            if time.monotonic() > deadline:
-                raise BotDied(self._explain("did not open its socket in time"))
+            now = time.monotonic()
+            if now > deadline:
+                used = self._proc.usage().cpu_seconds
+                if used >= allowance_s:
+                    raise BotDied(
+                        self._explain(
+                            f"did not open its socket in time ({used:.1f} s of CPU used, "
+                            f"the start-up allowance is {allowance_s:g} s)"
+                        )
+                    )
+                if now > backstop:
+                    raise BotDied(
+                        self._explain(
+                            f"did not open its socket in time (waited "
+                            f"{STARTUP_BACKSTOP * allowance_s:g} s, {used:.1f} s of CPU used)"
+                        )
+                    )
+                deadline = min(backstop, now + max(0.1, allowance_s - used))
             time.sleep(0.005)
         try:
-            return self._proc.connect_address()
+            return self._proc.connect_address(), deadline
         except UnsafeSocket as exc:
             raise BotDied(f"refused to connect: {exc}") from None
 

@@ -14,7 +14,7 @@ from arena.cli.replay import replay
 from arena.cli.setup import setup
 from arena.cli.tournaments import standings_command, tournament
 from arena.cli.users import user
-from arena.cli.worker import worker
+from arena.cli.worker import beat, worker
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,6 +43,7 @@ COMMANDS = (
     db,
     dashboard,
     worker,
+    beat,
 )
 for command in COMMANDS:
     main.add_command(command)

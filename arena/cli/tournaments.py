@@ -178,18 +178,29 @@ def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bo
     click.echo(f"tournament {tournament_id}: {plural(sent, 'match')} sent to the workers")
     QueueWatch(_warn(Console(stderr=True))).check()  # jobs no worker will take
     if detach:
-        click.echo(f"follow it with `arena tournament run {tournament_id} --backend celery`")
+        click.echo(
+            f"the workers finish it (with `arena beat` running, lost matches are sent again); "
+            f"follow it with `arena tournament run {tournament_id} --backend celery`"
+        )
         return False
     with progress_bar(tournament_id) as (bar, task):
         queues = QueueWatch(_warn(bar.console))
 
         def on_progress(state: dict[str, int]) -> None:
             finished = state["done"] + state["failed"]
-            bar.update(task, completed=finished, total=sum(state.values()), note="")
+            bar.update(task, completed=finished, total=sum(state.values()))
             queues.check()  # every 15 s: queues with jobs waiting and no worker
 
+        def on_trouble(warning: str | None) -> None:
+            if warning is None:
+                bar.console.print("the database answers again")
+            else:
+                bar.console.print(f"[yellow]warning:[/] {warning}")
+            bar.update(task, note="database unreachable" if warning else "")
+
         try:
-            state = follow(db, tournament_id, runtime.settings.lease_s, on_progress)
+            lease_s = runtime.settings.lease_s
+            state = follow(db, tournament_id, lease_s, on_progress, on_trouble)
         except KeyboardInterrupt:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             raise click.ClickException(
@@ -298,9 +309,9 @@ def list_command() -> None:
     Console().print(table)
     if any(_stalled_text(stall, served) for stall in stalls.values()):
         Console().print(
-            "stalled: an expired lease means a lost worker (the match is played again once "
-            "its job is sent again: follow the tournament with `arena tournament run ID "
-            "--backend celery`); a queue no worker takes needs `arena worker --queues NAME`",
+            "stalled: an expired lease means a lost worker (its match is sent again by the "
+            "recovery: `arena beat`, or a follower, `arena tournament run ID --backend "
+            "celery`); a queue no worker takes needs `arena worker --queues NAME`",
             style="dim",
         )
 

@@ -1,4 +1,5 @@
-"""``arena worker``: a Celery worker for tournaments on Redis and Postgres."""
+"""``arena worker``: a Celery worker for tournaments on Redis and Postgres; ``arena beat``:
+the clock that has the workers recover what was lost."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from arena.cli.context import runtime_and_db, settings, unsafe_no_sandbox, user_
 from arena.config import Settings
 from arena.sandbox import resolve_mode
 from arena.store import normalise_url
-from arena.tournaments.dispatch import DEFAULT_QUEUE
+from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE
 
 EXAMPLE_URL = "postgresql://arena@dbhost:5432/arena"
 
@@ -42,7 +43,8 @@ def shared_database_problem(configured: Settings) -> str | None:
     "--queues",
     default=DEFAULT_QUEUE,
     show_default=True,
-    help="Queues to take matches from, comma-separated (e.g. arena,arena.node where node is).",
+    help="Queues to take matches from, comma-separated (e.g. arena,arena.node where node is); "
+    f"every worker also takes the beat's recovery jobs ({RECOVERY_QUEUE}).",
 )
 @click.option("--loglevel", default="INFO", show_default=True)
 @unsafe_no_sandbox
@@ -67,17 +69,36 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
 
+    names = [q.strip() for q in queues.split(",") if q.strip()]
+    taken = ",".join(dict.fromkeys([*names, RECOVERY_QUEUE]))
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
     where = db.url.render_as_string(hide_password=True)
-    click.echo(f"{name}: database {where} (identity {identity}), queues {queues}")
+    click.echo(f"{name}: database {where} (identity {identity}), queues {taken}")
     app.worker_main(
         [
             "worker",
             f"--concurrency={concurrency}",
-            f"--queues={queues}",
+            f"--queues={taken}",
             f"--loglevel={loglevel}",
             f"--hostname={name}",
             "--without-gossip",
             "--without-mingle",
         ]
     )
+
+
+@click.command()
+@click.option("--loglevel", default="INFO", show_default=True)
+def beat(loglevel: str) -> None:
+    """Have the workers recover what was lost, every third of a lease (ARENA_LEASE_SECONDS,
+    ARENA_BROKER_URL): matches whose worker or job was lost are sent again, tournaments that
+    are over are finished, lost bot validations restarted. One per cluster; more are
+    harmless."""
+    with user_errors():
+        settings()  # refuse bad ARENA_* values before starting
+        from workers.app import app  # Celery is loaded only for this command
+        from workers.client.matches import broker_problem
+
+        if problem := broker_problem(connect=False):
+            raise click.ClickException(problem)
+    app.start(["beat", f"--loglevel={loglevel}"])

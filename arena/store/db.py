@@ -7,19 +7,26 @@ of waiting its turn. Read-only sessions use a plain deferred ``BEGIN`` so long r
 dashboard) do not hold the write lock. ``synchronous=NORMAL`` in WAL mode survives a crash of
 the process; a power cut may lose the last commits, which only re-runs those matches.
 
+A database that goes away (restarted, failed over, connections refused or cut) is trouble
+that passes: ``database_down`` tells such an error, ``Database.wait_until_up`` and
+``Database.patiently`` wait it out with growing pauses. Postgres connections give up
+connecting after 10 s and notice a silent peer within about a minute (TCP keepalives).
+
 Engines are not fork-safe: create the ``Database`` in the process that uses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from arena.config import Settings
@@ -27,6 +34,19 @@ from arena.store.errors import StoreError
 
 SQLITE_TIMEOUT_S = 30.0
 _READ_ONLY = "arena_read_only"
+# Postgres connections: give up connecting after 10 s, and notice a peer gone silent (a
+# partition, a host that died) in about a minute rather than the kernel's 15 minutes.
+PG_CONNECT_ARGS = {
+    "connect_timeout": 10,
+    "keepalives": 1,
+    "keepalives_idle": 30,
+    "keepalives_interval": 10,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 60_000,
+}
+BACKOFF_S = (0.25, 2.0)  # first and longest pause between two tries while the database is away
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def normalise_url(url: str) -> URL:
@@ -62,7 +82,8 @@ def engine_for(url: str | URL) -> Engine:
     """An engine for ``url`` with the platform's connection settings applied."""
     parsed = normalise_url(url) if isinstance(url, str) else url
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(parsed, pool_pre_ping=True)
+        connect_args = {k: v for k, v in PG_CONNECT_ARGS.items() if k not in parsed.query}
+        return create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
     _make_parent(parsed)
     engine = create_engine(
         parsed, connect_args={"timeout": SQLITE_TIMEOUT_S, "check_same_thread": False}
@@ -94,6 +115,29 @@ def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+def database_down(exc: BaseException) -> bool:
+    """The database could not be reached or dropped the connection (refused, terminated by
+    a restart or a failover, timed out; also a deadlock or a lock wait run out): trouble that
+    passes. Wait it out and try again; never a reason to fail a match or to drop a job."""
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+
+
+def outage_text(exc: BaseException) -> str:
+    """The first line of the driver's message, for a warning."""
+    orig = getattr(exc, "orig", None) or exc
+    lines = str(orig).strip().splitlines()
+    return lines[0] if lines else type(orig).__name__
+
+
+def _pauses() -> Iterator[float]:
+    pause, longest = BACKOFF_S
+    while True:
+        yield pause
+        pause = min(pause * 2, longest)
+
+
 class Database:
     """An engine and its session factories; one per process."""
 
@@ -123,3 +167,44 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+    def answers(self) -> bool:
+        """One round trip: False while the database is down (see ``database_down``)."""
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except DBAPIError as exc:
+            if database_down(exc):
+                return False
+            raise
+        return True
+
+    def wait_until_up(self, timeout_s: float) -> bool:
+        """Ask the database again and again (pauses from 0.25 s doubling to 2 s) until it
+        answers, for at most ``timeout_s``; whether it did."""
+        deadline = time.monotonic() + timeout_s
+        for pause in _pauses():
+            if self.answers():
+                return True
+            if time.monotonic() + pause > deadline:
+                return False
+            time.sleep(pause)
+        raise AssertionError("unreachable")  # _pauses() never ends
+
+    def patiently(self, work: Callable[[], T], timeout_s: float, what: str = "") -> T:
+        """``work()``, tried again (with the pauses of ``wait_until_up``) while the database
+        is down, for at most ``timeout_s``; then its error is raised. ``work`` opens its own
+        sessions, so each try is a fresh transaction."""
+        deadline = time.monotonic() + timeout_s
+        warned = False
+        for pause in _pauses():
+            try:
+                return work()
+            except DBAPIError as exc:
+                if not database_down(exc) or time.monotonic() + pause > deadline:
+                    raise
+                if not warned:
+                    log.warning("database unreachable (%s): %s waits", outage_text(exc), what)
+                    warned = True
+            time.sleep(pause)
+        raise AssertionError("unreachable")

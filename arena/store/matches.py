@@ -142,18 +142,21 @@ def release_match(
     reason: str,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     interrupted: bool = False,
+    outage: bool = False,
 ) -> str | None:
     """Give the match back: ``pending`` for another attempt, or ``failed`` with ``reason``
     once the attempts are used up; None if the lease was lost meanwhile. An ``interrupted``
-    attempt (stopped by the operator) is not counted, and the match counts as never sent."""
-    status = "failed" if lease.attempt >= max_attempts and not interrupted else "pending"
+    attempt (stopped by the operator) is not counted, and the match counts as never sent;
+    nor is one cut short by a database ``outage`` (its job is tried again)."""
+    uncounted = interrupted or outage
+    status = "failed" if lease.attempt >= max_attempts and not uncounted else "pending"
     released = s.execute(
         update(Match)
         .where(held(lease))
         .values(
             status=status,
             reason=None if interrupted else reason[:MAX_REASON],
-            attempts=Match.attempts - 1 if interrupted else Match.attempts,
+            attempts=Match.attempts - 1 if uncounted else Match.attempts,
             # an interrupted job is gone from the queue: the next send must include it
             queued_at=None if interrupted else Match.queued_at,
             attempt_token=None,

@@ -1,20 +1,25 @@
 """What a queue-based backend needs to know, kept apart from any queue library: which
-matches to hand out, to which queue, and when a tournament is over.
+matches to hand out, to which queue, when a tournament is over, and what to send again.
 
 A match is marked ``queued_at`` when its job is sent, so following a tournament again sends
-only what was never sent, and a follower sends again only what has sat unclaimed for long
-(its job was lost with the broker's memory, say) — duplicates are harmless anyway: a second
-job finds the match done or leased.
+only what was never sent. ``recover`` is what the cluster runs periodically (the workers'
+``arena.recover`` job, sent by ``arena beat``; a follower runs it for its own tournament too):
+it sends again the matches whose job was lost — claimable (pending, or running under a
+lease that ran out: its worker was lost) though sent at least a lease ago, while nothing
+waits in their queue — and finishes the tournaments that are over. Duplicate jobs are
+harmless anyway: a second job finds the match done or leased, and a result is recorded once.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable
 from datetime import timedelta
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import exists, or_, select, update
 
-from arena.store import BotVersion, Database, Match, progress
+from arena.store import BotVersion, Database, Match, Tournament, progress
 from arena.store.matches import claimable
 from arena.store.models import utcnow
 from arena.tournaments.standings import finish_tournament
@@ -22,6 +27,12 @@ from arena.tournaments.standings import finish_tournament
 DEFAULT_QUEUE = "arena"
 # Runtime family of a bot's manifest (``node20`` → ``node``) → the queue whose workers have it.
 RUNTIME_QUEUES = {"": DEFAULT_QUEUE, "python": DEFAULT_QUEUE, "node": "arena.node"}
+RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match queues
+MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
+log = logging.getLogger(__name__)
+
+Idle = Callable[[str], bool]  # nothing waits in this queue (False when unknown)
+Send = Callable[[int, str], object]  # send match id's job to a queue
 
 
 def queue_for(manifests: list[dict]) -> str:
@@ -33,32 +44,56 @@ def queue_for(manifests: list[dict]) -> str:
     return DEFAULT_QUEUE
 
 
+def recovery_every_s(lease_s: float) -> float:
+    """How often ``recover`` runs: a third of a lease (at least a second), so a lost match is
+    sent again within about a lease and a third of its lease running out."""
+    return max(1.0, lease_s / 3)
+
+
 def matches_to_send(
-    db: Database, tournament_id: int, resend_after_s: float | None = None
+    db: Database,
+    tournament_id: int,
+    resend_after_s: float | None = None,
+    idle: Idle | None = None,
 ) -> list[tuple[int, str]]:
     """(match id, queue) of claimable matches never sent, or (with ``resend_after_s``) sent
-    that long ago; marks them sent."""
+    that long ago — those only while their queue is ``idle``, when given; marks them sent.
+    The mark is a conditional UPDATE: two senders at once (two beats, a follower and a
+    worker) send each match once."""
     now = utcnow()
     due = Match.queued_at.is_(None)
     if resend_after_s is not None:
         due = or_(due, Match.queued_at < now - timedelta(seconds=resend_after_s))
     with db.session() as s:
         rows = s.execute(
-            select(Match.id, Match.seats)
+            select(Match.id, Match.seats, Match.queued_at)
             .where(Match.tournament_id == tournament_id, claimable(now), due)
             .order_by(Match.table_index)
         ).all()
-        ids = [match_id for match_id, _ in rows]
-        needed = {v for _, seats in rows for v in seats}
+        needed = {v for _, seats, _ in rows for v in seats}
         query = select(BotVersion.id, BotVersion.manifest).where(BotVersion.id.in_(needed))
         manifests = dict(s.execute(query).all())
-        s.execute(
-            update(Match)
-            .where(Match.id.in_(ids))
-            .values(queued_at=now)
-            .execution_options(synchronize_session=False)
-        )
-    return [(match_id, queue_for([manifests[v] for v in seats])) for match_id, seats in rows]
+        queues = {m: queue_for([manifests[v] for v in seats]) for m, seats, _ in rows}
+        idle_now: dict[str, bool] = {}
+
+        def may_resend(queue: str) -> bool:  # asks the broker once per queue
+            if queue not in idle_now:
+                idle_now[queue] = idle is None or idle(queue)
+            return idle_now[queue]
+
+        chosen = [m for m, _, queued in rows if queued is None or may_resend(queues[m])]
+        marked: set[int] = set()
+        for start in range(0, len(chosen), MARK_CHUNK):
+            marked.update(
+                s.scalars(
+                    update(Match)
+                    .where(Match.id.in_(chosen[start : start + MARK_CHUNK]), claimable(now), due)
+                    .values(queued_at=now)
+                    .returning(Match.id)
+                    .execution_options(synchronize_session=False)
+                )
+            )
+    return [(m, queues[m]) for m in chosen if m in marked]
 
 
 def finish_if_over(db: Database, tournament_id: int) -> bool:
@@ -69,3 +104,39 @@ def finish_if_over(db: Database, tournament_id: int) -> bool:
         return False
     finish_tournament(db, tournament_id)
     return True
+
+
+def sent_tournaments(db: Database) -> list[int]:
+    """Running tournaments whose matches were sent to the workers (an embedded run's are
+    not: it plays and finishes its own)."""
+    sent = exists().where(Match.tournament_id == Tournament.id, Match.queued_at.is_not(None))
+    query = select(Tournament.id).where(Tournament.status == "running", sent)
+    with db.session(read_only=True) as s:
+        return list(s.scalars(query.order_by(Tournament.id)))
+
+
+def recover_tournament(
+    db: Database, tournament_id: int, lease_s: float, idle: Idle, send: Send
+) -> int:
+    """Finish the tournament if it is over (which may schedule a round of adaptive matches),
+    then send the matches never sent, and again those whose job was lost: claimable though
+    sent a lease ago or more, while nothing waits in their queue (a deep queue is left
+    alone: their job may be in it). How many jobs were sent."""
+    finish_if_over(db, tournament_id)
+    sent = 0
+    for match_id, queue in matches_to_send(db, tournament_id, lease_s, idle):
+        send(match_id, queue)
+        sent += 1
+    if sent:
+        log.info("tournament %s: %s matches sent again", tournament_id, sent)
+    return sent
+
+
+def recover(db: Database, lease_s: float, idle: Idle, send: Send) -> dict[int, int]:
+    """``recover_tournament`` for every tournament sent to the workers and still running;
+    the jobs sent, by tournament (where any were)."""
+    sent = {}
+    for tournament_id in sent_tournaments(db):
+        if count := recover_tournament(db, tournament_id, lease_s, idle, send):
+            sent[tournament_id] = count
+    return sent

@@ -2,7 +2,9 @@
 
 ``run_match`` claims the match under a lease, keeps the lease alive while the referee plays,
 and records the result with the lease's token, so whichever backend runs it, a lost worker
-costs one re-run and a late or duplicated result is never counted.
+costs one re-run and a late or duplicated result is never counted. A database that goes
+away meanwhile is waited out: a played match records its result once it answers again, and
+a match cut short by the outage is given back without counting the attempt.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from arena.store import (
     renew_lease,
     save_live_record,
 )
+from arena.store.db import database_down, outage_text
 from arena.tournaments.background import run_under_way
 from arena.tournaments.standings import snapshot_if_due
 from arena.tournaments.stopping import Stopped, checkpoint, shielded, stop_soon, stoppable
 
 MAX_LOG_BYTES = 64 * 1024
+OUTAGE_WAIT_S = 120.0  # how long a match waits for an unreachable database to record or give back
 STOP_POLL_S = 1.0  # how often a match asks whether its run was stopped from the dashboard
 logger = logging.getLogger(__name__)
 
@@ -92,10 +96,9 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
             status = _play_and_record(db, runtime, lease, log_dir)
     except Exception as exc:
         if lease is None:
-            raise  # the claim itself failed: nothing to give back
-        with shielded(), db.session() as s:
-            status = release_match(s, lease, f"{type(exc).__name__}: {exc}", settings.max_attempts)
-        return {"pending": "retry", "failed": "failed"}.get(status or "", "late")
+            raise  # the claim itself failed (the database away, say): nothing to give back
+        released = give_back(db, lease, exc, settings.max_attempts)
+        return {"pending": "retry", "failed": "failed"}.get(released or "", "late")
     except BaseException:  # Ctrl-C or a stop request: give the match back at once
         if lease is not None:
             with shielded(), db.session() as s:
@@ -109,12 +112,35 @@ def run_match(db: Database, runtime: Runtime, match_id: int, worker: str) -> str
     return status
 
 
+def give_back(db: Database, lease: Lease, exc: Exception, max_attempts: int) -> str | None:
+    """Give the match back after a platform error: the attempt counts, unless the error was
+    the database being away (``database_down``), which is waited out to give it back (for
+    ``OUTAGE_WAIT_S``; after that the error is raised and the lease runs out)."""
+    outage = database_down(exc)
+    reason = (
+        f"database unreachable: {outage_text(exc)}" if outage else f"{type(exc).__name__}: {exc}"
+    )
+
+    def release() -> str | None:
+        with shielded(), db.session() as s:
+            return release_match(s, lease, reason, max_attempts, outage=outage)
+
+    return db.patiently(release, OUTAGE_WAIT_S, f"giving match {lease.match_id} back")
+
+
 def _play_and_record(db: Database, runtime: Runtime, lease: Lease, log_dir: Path) -> str:
     started = time.perf_counter()
     result, versions = play_stored_match(db, runtime, lease.match_id, log_dir, lease)
     logs = captured_logs(log_dir, versions)
-    with shielded(), db.session() as s:
-        stored = record_result(s, lease, result, time.perf_counter() - started, logs)
+    wall_s = time.perf_counter() - started
+
+    def record() -> bool:
+        with shielded(), db.session() as s:
+            return record_result(s, lease, result, wall_s, logs)
+
+    # A played match is worth waiting for: its lease is renewed again once the database
+    # answers, and only a worker that took it over meanwhile makes this result late.
+    stored = db.patiently(record, OUTAGE_WAIT_S, f"the result of match {lease.match_id}")
     return "done" if stored else "late"
 
 

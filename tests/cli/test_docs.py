@@ -139,7 +139,7 @@ def test_the_python_examples_run(doc):
 
 # Commands without placeholders that would start servers, install packages or run for
 # minutes: their --help is run above, not they.
-LONG_RUNNING = {"setup", "demo", "dashboard", "worker"}
+LONG_RUNNING = {"setup", "demo", "dashboard", "worker", "beat"}
 
 
 def test_the_readmes_concrete_commands_run(home, sandbox, tmp_path, monkeypatch):

@@ -109,13 +109,14 @@ class Workers:
     def __init__(self, db: Database, redis: Redis, root: Path) -> None:
         self.db, self.redis, self.root = db, redis, root
         self.procs: list[subprocess.Popen] = []
+        self.env: dict[str, str] = {}  # more settings for the next workers started
 
     def start(self, concurrency: int = 1) -> subprocess.Popen:
         data_dir = self.root / f"worker-{len(self.procs)}"
         log = open(self.root / f"worker-{len(self.procs)}.log", "wb")  # noqa: SIM115
         proc = subprocess.Popen(
             [*arena_command(), "worker", "--concurrency", str(concurrency)],
-            env=cluster_env(self.db, self.redis, data_dir),
+            env={**cluster_env(self.db, self.redis, data_dir), **self.env},
             cwd=self.root,
             stdout=log,
             stderr=subprocess.STDOUT,

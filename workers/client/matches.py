@@ -1,10 +1,10 @@
 """Sending a tournament's matches to the workers and following it until it is done.
 
-Matches are sent once. A follower that sees no match end for a whole lease while the
-queues are empty sends again the matches that can be claimed (their jobs were lost: a
-broker restarted without persistence, a worker killed with jobs in hand), so a tournament
-never sticks; a deep queue is left alone. Duplicate jobs are harmless: a match is leased,
-and recorded once.
+Matches are sent once. Nothing more is needed for the tournament to finish: the workers
+finish it as its last match ends, and the beat's recovery (``arena beat``; see
+``arena.tournaments.dispatch``) sends again the matches whose job or worker was lost. A
+follower is a progress view; it runs the same recovery for its own tournament, so a
+cluster without a beat finishes too. It rides out a database outage with a warning.
 """
 
 from __future__ import annotations
@@ -13,15 +13,23 @@ import logging
 import time
 from collections.abc import Callable
 
-from kombu.exceptions import ChannelError, OperationalError
+from kombu.exceptions import OperationalError
+from sqlalchemy.exc import DBAPIError
 
 from arena.store import Database, progress, set_tournament_status
-from arena.tournaments.dispatch import RUNTIME_QUEUES, finish_if_over, matches_to_send
-from workers.app import app
+from arena.store.db import database_down, outage_text
+from arena.tournaments.dispatch import (
+    RUNTIME_QUEUES,
+    matches_to_send,
+    recover_tournament,
+    recovery_every_s,
+)
+from workers.app import app, waiting
 from workers.identity import sending_for
-from workers.tasks import run_match_task
+from workers.tasks import idle_queues, send_match
 
 POLL_S = 0.5
+OUTAGE_POLL_S = 2.0  # how often a follower asks again while the database is down
 
 
 def known_queues() -> set[str]:
@@ -30,6 +38,7 @@ def known_queues() -> set[str]:
 
 log = logging.getLogger(__name__)
 Progress = Callable[[dict[str, int]], None]
+Trouble = Callable[[str | None], None]  # a warning to show; None once it has passed
 
 
 def broker_problem(connect: bool = True) -> str | None:
@@ -61,58 +70,62 @@ class CeleryMatches:
         return send_matches(db, tournament_id)
 
 
-def send_matches(db: Database, tournament_id: int, resend_after_s: float | None = None) -> int:
-    """Send the jobs of the matches not yet sent (or sent that long ago); how many were."""
+def send_matches(db: Database, tournament_id: int) -> int:
+    """Send the jobs of the matches not yet sent; how many were (a broker away: those are
+    sent again by the recovery)."""
     with db.session() as s:
         set_tournament_status(s, tournament_id, "running")
-    sent = 0
     with sending_for(db):
-        for match_id, queue in matches_to_send(db, tournament_id, resend_after_s):
-            try:
-                run_match_task.apply_async((match_id,), queue=queue)
-                sent += 1
-            except OperationalError as exc:  # the broker is away: sent again after a stall
-                log.warning("could not send match %s (%s); will try again", match_id, exc)
-    return sent
+        return sum(send_match(m, queue) for m, queue in matches_to_send(db, tournament_id))
 
 
 def queues_empty() -> bool:
     """No job waits in any queue this app sends to (False when the broker is away)."""
     try:
         with app.connection_for_read() as conn:
-            return all(_waiting(conn.default_channel, queue) == 0 for queue in known_queues())
+            return all(waiting(conn.default_channel, queue) == 0 for queue in known_queues())
     except OperationalError:
         return False
 
 
-def _waiting(channel, queue: str) -> int:
-    try:
-        return channel.queue_declare(queue, passive=True).message_count
-    except ChannelError:  # never declared: nothing was ever sent to it
-        return 0
-
-
 def follow(
-    db: Database, tournament_id: int, lease_s: float, on_progress: Progress | None = None
+    db: Database,
+    tournament_id: int,
+    lease_s: float,
+    on_progress: Progress | None = None,
+    on_trouble: Trouble | None = None,
 ) -> dict[str, int]:
-    """Wait until no match is pending or running; returns the count in each status."""
-    ended, since = -1, time.monotonic()
+    """Wait until no match is pending or running; returns the count in each status. Every
+    third of a lease, and whenever nothing is left to play, runs the recovery for this
+    tournament. While the database is down, ``on_trouble`` gets a warning (once) and the
+    follower keeps asking; None once it answers again."""
+    every_s, last = recovery_every_s(lease_s), time.monotonic()
+    troubled = False
     while True:
-        with db.session(read_only=True) as s:
-            state = progress(s, tournament_id)
-        if on_progress is not None:
-            on_progress(state)
-        if not (state["pending"] or state["running"]):
-            finish_if_over(db, tournament_id)  # may schedule a round of adaptive matches
+        try:
             with db.session(read_only=True) as s:
                 state = progress(s, tournament_id)
-            if not state["pending"]:
-                return state
-            send_matches(db, tournament_id)
-        if state["done"] + state["failed"] != ended:
-            ended, since = state["done"] + state["failed"], time.monotonic()
-        elif time.monotonic() - since > lease_s:
-            if queues_empty():
-                send_matches(db, tournament_id, resend_after_s=lease_s)
-            since = time.monotonic()
+            over = not (state["pending"] or state["running"])
+            if over or time.monotonic() - last >= every_s:
+                with sending_for(db):
+                    recover_tournament(db, tournament_id, lease_s, idle_queues(), send_match)
+                last = time.monotonic()
+            if over:  # finished now, unless a round of adaptive matches was added
+                with db.session(read_only=True) as s:
+                    state = progress(s, tournament_id)
+                if not (state["pending"] or state["running"]):
+                    return state
+        except DBAPIError as exc:
+            if not database_down(exc):
+                raise
+            if not troubled and on_trouble is not None:
+                on_trouble(f"database unreachable ({outage_text(exc)}); still following")
+            troubled = True
+            time.sleep(OUTAGE_POLL_S)
+            continue
+        if troubled and on_trouble is not None:
+            on_trouble(None)
+        troubled = False
+        if on_progress is not None:
+            on_progress(state)
         time.sleep(POLL_S)
