@@ -54,7 +54,8 @@ class Settings:
     ``login_limit``: failed log-ins per account, per address, and their window in seconds
     (``ARENA_LOGIN_LIMIT=5,20,900``); ``signups_per_hour``: per address
     (``ARENA_SIGNUP_LIMIT``); ``secret_key``: signs the dashboard's cookies
-    (``ARENA_SECRET_KEY``, else one kept in the data directory); ``secure_cookies``: cookies
+    (``ARENA_SECRET_KEY``, or the file ``ARENA_SECRET_KEY_FILE`` names, else one kept in
+    the data directory); ``secure_cookies``: cookies
     only over HTTPS (``ARENA_SECURE_COOKIES=1``); ``visibility_timeout_s``: the Redis
     broker's visibility timeout (``ARENA_VISIBILITY_TIMEOUT``);
     ``database_configured``: ``ARENA_DATABASE_URL`` is set (an ``arena worker`` refuses to
@@ -214,6 +215,13 @@ def _sandbox_mode(env) -> str:
 
 def _secret_key(env) -> str | None:
     key = env.get("ARENA_SECRET_KEY") or None
+    path = env.get("ARENA_SECRET_KEY_FILE")
+    if key is None and path:  # a docker secret: the key is in no environment
+        try:
+            key = Path(path).read_text().strip() or None
+        except OSError as exc:
+            message = f"ARENA_SECRET_KEY_FILE={path!r}: cannot read it ({exc.strerror})"
+            raise ValueError(message) from None
     if key is not None and len(key) < 16:
         raise ValueError("ARENA_SECRET_KEY must have at least 16 characters")
     return key
