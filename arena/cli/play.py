@@ -17,6 +17,7 @@ from arena.bots.process_player import ProcessPlayer
 from arena.cli.context import settings, unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
+from arena.house.master import cache as master_cache
 from arena.house.names import UnknownHouseBot, number_copies
 from arena.players.bhoos.player import BhoosPlayer
 from arena.players.bhoos.wire import plays_bhoos
@@ -76,6 +77,7 @@ def play(
         if any(isinstance(p, ProcessPlayer) for p in players):
             resolve_mode(policy)  # refuses here, in one line, when there is no sandbox
         _check_bhoos(players, ruleset)
+        _check_master_cache(players)
     except (PackageError, UnknownHouseBot, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
     spec = MatchSpec(
@@ -98,6 +100,19 @@ def play(
         names = ", ".join(unique_names(result.players)[e] for e in never_started)
         raise click.ClickException(
             printable(f"{names} did not start (forfeited: its seats were auto-played)")
+        )
+
+
+def _check_master_cache(players) -> None:
+    """A bot running the master's search starts in seconds from its compiled cache and needs
+    30-45 s without one, past the start-up allowance: say what to run rather than forfeit."""
+    uses = [
+        p for p in players if isinstance(p, ProcessPlayer) and master_cache.used_by(p.package.root)
+    ]
+    if uses and not master_cache.is_built():
+        raise click.ClickException(
+            f"{uses[0].name} runs the master's search, which is not compiled on this machine "
+            "yet (a cold start misses the start-up allowance): run `arena setup` first"
         )
 
 

@@ -10,9 +10,11 @@ import click
 
 from arena.cli.context import runtime_and_db, settings, unsafe_no_sandbox, user_errors
 from arena.config import Settings
+from arena.house.master import cache as master_cache
 from arena.sandbox import resolve_mode
 from arena.store import normalise_url
 from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE
+from arena.tournaments.preflight import preflight
 
 EXAMPLE_URL = "postgresql://arena@dbhost:5432/arena"
 
@@ -56,6 +58,12 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
             raise click.ClickException(problem)
         runtime, db = runtime_and_db()  # refuse a bad or stale database before taking any job
         resolve_mode(runtime.policy)  # and a machine that cannot sandbox bots
+        names = [q.strip() for q in queues.split(",") if q.strip()]
+        if problem := preflight(runtime, names):  # or start them: bots would pay for it
+            raise click.ClickException(f"this machine cannot start bots: {problem}")
+        if not master_cache.is_built():
+            click.echo("building the master bot's search cache for this machine (30-45 s)...")
+            master_cache.ensure_built()
         from workers.app import app  # Celery is loaded only for this command
         from workers.client.matches import broker_problem
         from workers.identity import identity_of, serve
@@ -69,7 +77,6 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
 
-    names = [q.strip() for q in queues.split(",") if q.strip()]
     taken = ",".join(dict.fromkeys([*names, RECOVERY_QUEUE]))
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
     where = db.url.render_as_string(hide_password=True)

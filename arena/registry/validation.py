@@ -12,6 +12,7 @@ from arena.bots.package import BotPackage
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.runtimes import runtime_problem
 from arena.game import BHOOS, PAGAT
+from arena.house.master import cache as master_cache
 from arena.house.names import house_player
 from arena.players.player import Player
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
@@ -85,6 +86,8 @@ def validation_problem(
     """
     if problem := runtime_problem(package.runtime):
         return f"bot.toml: {problem}"
+    if master_cache.used_by(package.root):
+        master_cache.ensure_built()  # built when the bot is registered, not at its start
     log_dir = log_dir or runtime.log_dir("validation", package.sha256[:12])
     bot = ProcessPlayer(
         package, package.name, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir

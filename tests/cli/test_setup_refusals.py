@@ -104,3 +104,16 @@ def test_a_worker_on_the_shared_database_still_refuses_a_host_without_bwrap(aren
         upgrade(url)
         monkeypatch.setenv("ARENA_DATABASE_URL", url.render_as_string(hide_password=False))
         one_line_error(arena("worker"), "the bwrap sandbox is unusable", "--unsafe-no-sandbox")
+
+
+def test_the_cookie_key_comes_from_a_file_when_not_set(tmp_path: Path) -> None:
+    key = tmp_path / "secret_key"
+    key.write_text("0123456789abcdef0123\n")
+    assert (
+        Settings.from_env({"ARENA_SECRET_KEY_FILE": str(key)}).secret_key == key.read_text().strip()
+    )
+    given = {"ARENA_SECRET_KEY": "set-in-the-environment", "ARENA_SECRET_KEY_FILE": str(key)}
+    assert Settings.from_env(given).secret_key == "set-in-the-environment"
+    key.write_text("short")
+    with pytest.raises(ValueError, match="at least 16 characters"):
+        Settings.from_env({"ARENA_SECRET_KEY_FILE": str(key)})

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,6 +45,42 @@ def drop_stale(package: Path | None = None) -> bool:
     package = package or Path(__file__).parent
     sources = [package / name for name in COMPILED] + [module_file(name) for name in DEPENDS]
     return numba_cache.drop_stale(package, sources)
+
+
+# The kernels a search starts from; their cache entries mean the whole search is built.
+SEARCHED = (
+    "kernels.sample_hands",
+    "kernels.playouts",
+    "reading.mh_deals",
+    "opponent.heuristic_call",
+)
+
+
+def is_built() -> bool:
+    """Whether the in-tree cache holds the compiled search for these sources (a sandboxed
+    master starts in a second or two with it, and compiles for 30-45 s without)."""
+    drop_stale()
+    pycache = Path(__file__).parent / "__pycache__"
+    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
+    return all(any(pycache.glob(f"{name}-*.{tag}.nbi")) for name in SEARCHED)
+
+
+def ensure_built() -> float | None:
+    """Build the search cache when it is missing (never at a match's start: a cold build
+    takes longer than a start-up allowance); the seconds it took, None when it was there."""
+    if is_built():
+        return None
+    return warm()[0]
+
+
+def used_by(root: Path) -> bool:
+    """Whether a bot folder's Python code runs the master's search (the master sample bot,
+    or an author's bot built on it): its start-up needs the compiled cache."""
+    return any(
+        "arena.house.master" in path.read_text(errors="replace")
+        for path in Path(root).rglob("*.py")
+        if path.is_file() and path.stat().st_size < 1_000_000
+    )
 
 
 def prepare(scratch: Path | None = None) -> Path | None:
