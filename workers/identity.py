@@ -162,4 +162,5 @@ class DatabaseBoundTask(Task):
             refusals,
             MAX_REFUSALS,
         )
-        raise self.retry(countdown=REFUSED_WAIT_S, headers={**headers, REFUSALS: refusals})
+        resent: dict[str, Any] = {**headers, REFUSALS: refusals}
+        raise self.retry(countdown=REFUSED_WAIT_S, headers=resent)

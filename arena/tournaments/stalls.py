@@ -44,7 +44,7 @@ def stalled_matches(s: Session, now: datetime, waiting_after_s: float) -> dict[i
         )
     ).all()
     needed = {v for _, seats in waiting_rows for v in seats}
-    manifests = dict(
+    manifests: dict[int, dict] = dict(
         s.execute(select(BotVersion.id, BotVersion.manifest).where(BotVersion.id.in_(needed))).all()
     )
     waiting: dict[int, Counter[str]] = {}
