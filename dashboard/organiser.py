@@ -15,6 +15,7 @@ from arena.tournaments.background import MatchQueue, start_run, stop_run
 from arena.tournaments.create import new_tournament
 from dashboard.auth import admin_required
 from dashboard.db import database, session
+from dashboard.queues import ask_again
 from dashboard.submitting import runtime
 
 organiser = Blueprint("organiser", __name__, url_prefix="/tournaments")
@@ -97,6 +98,7 @@ def create():
 @admin_required
 def start(tournament_id: int):
     queue = _match_queue()
+    ask_again()  # the page shown next warns of jobs no worker takes
     return _act(
         tournament_id, lambda: start_run(database(), runtime(), tournament_id, queue), "started"
     )

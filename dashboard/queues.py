@@ -40,3 +40,8 @@ def queue_warnings() -> list[str]:
         finally:
             _asking.release()
     return found[1]
+
+
+def ask_again() -> None:
+    """The next page asks the workers again (after a start, jobs may wait that did not)."""
+    current_app.extensions.pop(_KEY, None)
