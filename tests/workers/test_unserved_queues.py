@@ -113,3 +113,17 @@ def test_the_dashboard_warns_an_organiser_of_jobs_no_worker_takes(
         assert ADVICE.replace("`", "") in html.replace("`", ""), shown
     anonymous = client.application.test_client()
     assert "arena.node" not in anonymous.get("/tournaments/").get_data(as_text=True)
+
+
+def test_a_broker_away_is_no_answer_and_never_an_error(monkeypatch) -> None:
+    """A follower asks while Redis restarts: it gets no answer, says nothing, goes on."""
+    from workers.app import app
+    from workers.client.consumers import QueueWatch, consumed_queues, unserved_queues
+
+    monkeypatch.setattr(app.conf, "broker_url", "redis://127.0.0.1:1/0")  # nothing listens
+    monkeypatch.setattr(app, "_pool", None)
+    monkeypatch.setattr(app.amqp, "_producer_pool", None)
+    assert unserved_queues() is None and consumed_queues() is None
+    said: list[str] = []
+    QueueWatch(lambda text, _warning: said.append(text)).check()
+    assert said == []

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from kombu.exceptions import ChannelError, OperationalError
+from kombu.exceptions import ChannelError
 
 from arena.tournaments.dispatch import RUNTIME_QUEUES
 from workers.app import app
@@ -47,7 +47,8 @@ def waiting_jobs(queues: Iterable[str]) -> dict[str, int] | None:
         with app.connection_for_read() as conn:
             channel = conn.default_channel
             return {queue: _waiting(channel, queue) for queue in sorted(set(queues))}
-    except OperationalError:
+    except Exception as exc:  # the broker away, restarting, refusing: it cannot say
+        log.info("cannot count the jobs waiting in the broker (%s)", exc)
         return None
 
 
@@ -62,8 +63,8 @@ def consumed_queues(timeout: float = ASK_TIMEOUT_S) -> set[str] | None:
     """The queues live workers consume now; None when the broker cannot be asked."""
     try:
         replies = app.control.inspect(timeout=timeout).active_queues() or {}
-    except OperationalError as exc:
-        log.warning("cannot ask the workers which queues they take (%s)", exc)
+    except Exception as exc:  # the broker away (kombu's error, or the client's own)
+        log.info("cannot ask the workers which queues they take (%s)", exc)
         return None
     return {q["name"] for queues in replies.values() for q in queues or () if "name" in q}
 
