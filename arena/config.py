@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import quote, urlsplit, urlunsplit
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
@@ -92,6 +94,9 @@ class Settings:
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
         uid_base, uid_count = _uid_range(env)
+        login = _numbers(
+            env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
+        )
         return cls(
             database_url=_with_password(
                 env, env.get("ARENA_DATABASE_URL", "sqlite:///arena.db"), "ARENA_DATABASE"
@@ -116,9 +121,7 @@ class Settings:
             sandbox_mode=_sandbox_mode(env),
             require_sandbox=env.get("ARENA_REQUIRE_SANDBOX", "").strip().lower() in _TRUTHY,
             bwrap_path=env.get("ARENA_BWRAP", "").strip() or "/usr/bin/bwrap",
-            login_limit=_numbers(
-                env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
-            ),
+            login_limit=(login[0], login[1], login[2]),  # as many as the default has
             signups_per_hour=_numbers(
                 env, "ARENA_SIGNUP_LIMIT", "SIGNUPS_PER_HOUR", (DEFAULT_SIGNUPS_PER_HOUR,)
             )[0],
@@ -146,11 +149,15 @@ class Settings:
         }
 
 
-def _number(env, name: str, kind: type, default: float, minimum: float) -> float:
+_N = TypeVar("_N", int, float)
+
+
+def _number(env: Mapping[str, str], name: str, kind: type[_N], default: _N, minimum: _N) -> _N:
     """A numeric setting; a bad value is refused with a one-line reason, never ignored."""
     text = env.get(name)
     if text is None:
         return default
+    value: _N | None
     try:
         value = kind(text)
     except ValueError:

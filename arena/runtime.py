@@ -12,19 +12,27 @@ from arena.sandbox.limits import DEFAULT_LIMITS, Limits
 from arena.store import BlobStore
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Runtime:
     """Where bots live on this machine and how they are confined."""
 
     settings: Settings
-    limits: Limits = DEFAULT_LIMITS
-    policy: SandboxPolicy | None = None  # None: as the settings ask
+    limits: Limits
+    policy: SandboxPolicy
     blobs: BlobStore = field(init=False)
 
-    def __post_init__(self) -> None:
-        if self.policy is None:
-            object.__setattr__(self, "policy", SandboxPolicy.from_settings(self.settings))
-        object.__setattr__(self, "blobs", BlobStore.from_settings(self.settings))
+    def __init__(
+        self,
+        settings: Settings,
+        limits: Limits = DEFAULT_LIMITS,
+        policy: SandboxPolicy | None = None,  # None: as the settings ask
+    ) -> None:
+        object.__setattr__(self, "settings", settings)
+        object.__setattr__(self, "limits", limits)
+        if policy is None:
+            policy = SandboxPolicy.from_settings(settings)
+        object.__setattr__(self, "policy", policy)
+        object.__setattr__(self, "blobs", BlobStore.from_settings(settings))
 
     @property
     def unpack_dir(self) -> Path:

@@ -48,6 +48,7 @@ from arena.store import (
 )
 from arena.store.models import utcnow
 from arena.store.results import REPLAY_ZLIB_JSON, compress_replay
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot
 
 DEFAULT_PG = os.environ.get(
@@ -55,7 +56,6 @@ DEFAULT_PG = os.environ.get(
 )
 BOTS, GAMES_PER_MATCH, DEALS = 50, 4, 5
 RULES = PAGAT.with_(deals_per_game=DEALS)
-CLOCK = {"decision_ms": 1000, "bank_ms": 10_000, "startup_ms": 15_000}
 
 
 def replay_blobs(count: int) -> list[bytes]:
@@ -86,9 +86,10 @@ def fill(db: Database, games: int, tournaments: int, replays: int, tmp: str) -> 
         seats = np.argsort(rng.random((per_tournament, BOTS)), axis=1)[:, :4]
         tables = [(i, tuple(int(x) for x in row), i + 1) for i, row in enumerate(seats)]
         with db.session() as s:
-            tour = create_tournament(
-                s, f"bench {t}", RULES.to_dict(), CLOCK, DEALS, GAMES_PER_MATCH, t, versions, tables
+            spec = TournamentSpec(
+                name=f"bench {t}", rules=RULES, games_per_match=GAMES_PER_MATCH, seed=t
             )
+            tour = create_tournament(s, spec.columns(), versions, tables)
             ids = [m.id for m in sorted(tour_matches(s, tour.id), key=lambda m: m.table_index)]
         _results(db, rng, strength, versions, tables, ids)
         with db.session() as s:

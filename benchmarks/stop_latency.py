@@ -32,6 +32,7 @@ from arena.store.models import TournamentRun, utcnow
 from arena.tournaments.background import stop_run
 from arena.tournaments.create import new_tournament
 from arena.tournaments.run import STOP_POLL_S, play_until_stopped
+from arena.tournaments.spec import TournamentSpec
 
 ENTRANTS = ["house:master", "house:heuristic", "house:master#2", "house:heuristic#2"]
 
@@ -47,9 +48,8 @@ def start_run(db: Database, tid: int) -> None:
 def one_round(db: Database, runtime: Runtime, seed: int, after: float) -> tuple[float, float]:
     """(seconds from the stop to the match given back, seconds the match took unstopped)."""
     rules = PAGAT.with_(deals_per_game=5)
-    tournament = new_tournament(
-        db, runtime, ENTRANTS, rules=rules, games_per_match=4, seed=seed, tables=1
-    )
+    spec = TournamentSpec(ENTRANTS, rules, games_per_match=4, seed=seed, tables=1)
+    tournament = new_tournament(db, runtime, spec)
     with db.session(read_only=True) as s:
         (match_id,) = s.scalars(select(Match.id).where(Match.tournament_id == tournament.id))
     start_run(db, tournament.id)

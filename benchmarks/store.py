@@ -32,7 +32,6 @@ from sqlalchemy import text
 from sqlalchemy.engine import URL
 
 from arena.config import Settings
-from arena.game import PAGAT
 from arena.players.inprocess import InProcessPlayer
 from arena.ratings import fit
 from arena.referee.match import MatchSpec, play_match
@@ -55,6 +54,7 @@ from arena.store.results import compress_replay
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.run import match_spec
+from arena.tournaments.spec import TournamentSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: the synthetic games
 from tests.ratings.synthetic import gumbel_games, random_tables
@@ -97,9 +97,8 @@ def _seed_matches(db: Database, blobs: BlobStore, count: int) -> list[int]:
             for i in range(4)
         ]
         tables = [(t, (0, 1, 2, 3), t) for t in range(count)]
-        tournament = create_tournament(
-            s, "bench", {"deals_per_game": 5}, {}, 5, 4, 1, entries, tables
-        )
+        spec = TournamentSpec(name="bench", games_per_match=4, seed=1)
+        tournament = create_tournament(s, spec.columns(), entries, tables)
     with db.session() as s:
         return [m.id for m in pending_matches(s, tournament.id)]
 
@@ -182,14 +181,8 @@ def tournament_rates(tables: int) -> tuple[float, float]:
             register_bot(db, runtime, samples / n, validate=False).ref
             for n in ("random", "heuristic")
         ]
-        t = new_tournament(
-            db,
-            runtime,
-            [*refs, "house:heuristic", "house:random"],
-            rules=PAGAT,
-            seed=3,
-            tables=tables,
-        )
+        entrants = [*refs, "house:heuristic", "house:random"]
+        t = new_tournament(db, runtime, TournamentSpec(entrants, seed=3, tables=tables))
         with db.session(read_only=True) as s:
             ids = [m.id for m in pending_matches(s, t.id)]
         start = time.perf_counter()

@@ -39,7 +39,6 @@ from pathlib import Path
 from sqlalchemy import select, text
 
 from arena.config import Settings
-from arena.game import PAGAT
 from arena.registry import register_bot
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy
@@ -47,6 +46,7 @@ from arena.store import Database, Match, claimable_matches, engine_for, normalis
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.run import play_stored_match
+from arena.tournaments.spec import TournamentSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PG = os.environ.get(
@@ -200,7 +200,7 @@ def run_all(db: Database, runtime: Runtime, env: dict, root: Path, tables: int) 
     refs.append(register_bot(db, runtime, copy, validate=False).ref)
 
     def fresh(count: int = tables) -> int:
-        t = new_tournament(db, runtime, [*refs, *HOUSE], rules=PAGAT, seed=3, tables=count)
+        t = new_tournament(db, runtime, TournamentSpec([*refs, *HOUSE], seed=3, tables=count))
         return t.id
 
     open_runtime = dataclasses.replace(runtime, policy=SandboxPolicy.from_env(close_channels=False))

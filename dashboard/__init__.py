@@ -7,6 +7,7 @@ Pages and the JSON API call read models in :mod:`arena.readmodels` and services 
 from __future__ import annotations
 
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 
 from arena.config import Settings
 from arena.runtime import Runtime
@@ -36,7 +37,9 @@ def create_app(database: Database | None = None, runtime: Runtime | None = None,
     says where uploaded bots and logs go on this machine (default: from the environment)."""
     app = Flask(__name__)
     app.config.update(**config)
-    app.json.sort_keys = False  # keep the documented field order
+    provider = DefaultJSONProvider(app)  # Flask's own, but keeping the documented field order
+    provider.sort_keys = False
+    app.json = provider
     runtime = runtime or Runtime(Settings.from_env())
     app.extensions["arena_runtime"] = runtime
     db.init_app(app, database)

@@ -14,7 +14,7 @@ from arena.accounts.throttle import (
 )
 from arena.accounts.tokens import list_tokens, revoke_token_id
 from arena.store import StoreError, authenticate, create_user, issue_token, list_bots
-from dashboard.auth import current_user, log_in, log_out, login_required
+from dashboard.auth import log_in, log_out, login_required, signed_in_user
 from dashboard.db import database
 from dashboard.submitting import runtime
 from dashboard.targets import local_path
@@ -72,6 +72,7 @@ def login():
         forgive_login(s, reserved)
     if blocked:
         return _login_refused(TOO_MANY, 429, name)
+    assert user is not None  # not blocked, and authenticated
     log_in(user)
     return redirect(_next_page())
 
@@ -91,7 +92,7 @@ def logout():
 @login_required
 def me():
     """Who a token (or cookie) belongs to: what ``arena bot submit`` checks first."""
-    user = current_user()
+    user = signed_in_user()
     return jsonify({"name": user.name, "admin": user.admin})
 
 
@@ -102,7 +103,7 @@ def account():
 
 
 def _account_page(new_token: str | None = None, status: int = 200):
-    user = current_user()
+    user = signed_in_user()
     with database().session(read_only=True) as s:  # fresh: sees a token made by this request
         bots = list_bots(s, user.id)
         tokens = list_tokens(s, user.id)
@@ -115,7 +116,7 @@ def _account_page(new_token: str | None = None, status: int = 200):
 def create_token():
     label = request.form.get("label", "").strip()
     with database().session() as s:
-        token = issue_token(s, current_user(), label)
+        token = issue_token(s, signed_in_user(), label)
     # Shown once, on this response only; never stored in clear, never in a redirect URL.
     page, status = _account_page(new_token=token, status=201)
     return page, status, {"Cache-Control": "no-store"}
@@ -125,6 +126,6 @@ def create_token():
 @login_required
 def revoke_token(token_id: int):
     with database().session() as s:
-        if not revoke_token_id(s, current_user().id, token_id):
+        if not revoke_token_id(s, signed_in_user().id, token_id):
             abort(404, "no such token of yours")
     return redirect(url_for("accounts.account"))

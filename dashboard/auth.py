@@ -104,6 +104,14 @@ def log_out() -> None:
     g.arena_user = None
 
 
+def signed_in_user() -> User:
+    """``current_user`` in a view behind ``login_required``, which lets only users in."""
+    user = current_user()
+    if user is None:
+        raise RuntimeError("signed_in_user() in a view without login_required")
+    return user
+
+
 def login_required(view: Callable) -> Callable:
     """Pages send a visitor to the log-in page; the API answers 401."""
 
@@ -124,7 +132,7 @@ def admin_required(view: Callable) -> Callable:
     @functools.wraps(view)
     @login_required
     def guarded(*args, **kwargs):
-        if not current_user().admin:
+        if not signed_in_user().admin:
             abort(403, "only organisers may do this")
         return view(*args, **kwargs)
 

@@ -25,7 +25,7 @@ def _http_error(exc: HTTPException):
     return body, status, headers
 
 
-def _error(status: int, message: str):
+def _error(status: int | None, message: str | None):
     if request.path.startswith("/api/"):
         return jsonify({"error": message}), status
     return render_template("error.html", status=status, message=message), status

@@ -7,12 +7,12 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from arena.bots.package import PackageError
 from arena.game import RULESETS
-from arena.ratings import DEFAULT_MODEL, MODELS
+from arena.ratings import MODELS
 from arena.readmodels.entrants import entrant_choices
-from arena.referee import Clock
 from arena.store import StoreError, get_tournament
 from arena.tournaments.background import MatchQueue, start_run, stop_run
 from arena.tournaments.create import new_tournament
+from arena.tournaments.spec import DEFAULTS, MAX_NAME, TournamentSpec
 from dashboard.auth import admin_required
 from dashboard.db import database, session
 from dashboard.queues import ask_again
@@ -22,29 +22,38 @@ organiser = Blueprint("organiser", __name__, url_prefix="/tournaments")
 ACTION_ERRORS = (StoreError, PackageError, ValueError)
 
 
-def _number(field: str, default: int | None, low: int, high: int) -> int | None:
+def _number(field: str, low: int, high: int) -> int | None:
+    """A whole number field within the form's bounds; None when left empty (the default)."""
     text = request.form.get(field, "").strip()
     if not text:
-        return default
+        return None
     if not text.isdigit() or not low <= int(text) <= high:
         raise ValueError(f"{field.replace('_', ' ')} must be a whole number from {low} to {high}")
     return int(text)
 
 
-def _rating_model() -> str:
-    model = request.form.get("rating_model", DEFAULT_MODEL)
-    if model not in MODELS:
-        raise ValueError(f"rating model must be one of {', '.join(sorted(MODELS))}")
-    return model
-
-
-def _adaptive() -> tuple[int, int | None]:
-    """Extra adaptive matches and the top places they separate (None: all)."""
-    extra = _number("extra_matches", 0, 0, 1000)
-    top = _number("top", None, 2, 1000)
-    if top is not None and not extra:
+def spec_from_form() -> TournamentSpec:
+    """The tournament the organiser's form asks for: its fields are the command line's
+    options (``TournamentSpec.from_options``); the spec checks the settings, the form only
+    the numbers it offers."""
+    form = request.form
+    extra_matches, top = _number("extra_matches", 0, 1000), _number("top", 2, 1000)
+    if top is not None and not extra_matches:
         raise ValueError("top places to separate need some extra matches")
-    return extra, top
+    return TournamentSpec.from_options(
+        form.getlist("bots"),
+        rules=form.get("rules"),
+        deals=_number("deals", 1, 100),
+        games_per_match=_number("games_per_match", 1, 16),
+        decision_ms=_number("decision_ms", 1, 60_000),
+        bank_ms=_number("bank_ms", 0, 600_000),
+        tables=_number("tables", 1, 500),
+        name=form.get("name", "").strip()[:MAX_NAME],
+        rating_model=form.get("rating_model"),
+        extra_matches=extra_matches,
+        top=top,
+        allow_same_owner=form.get("allow_same_owner") == "on",
+    )
 
 
 def _form_page(**extra):
@@ -53,7 +62,8 @@ def _form_page(**extra):
         choices=entrant_choices(session()),
         rules=sorted(RULESETS),
         models=sorted(MODELS),
-        default_model=DEFAULT_MODEL,
+        defaults=DEFAULTS,
+        max_name=MAX_NAME,
         **extra,
     )
 
@@ -63,32 +73,8 @@ def _form_page(**extra):
 def create():
     if request.method == "GET":
         return _form_page()
-    form = request.form
     try:
-        rules = RULESETS.get(form.get("rules", "pagat"))
-        if rules is None:
-            raise ValueError(f"rules must be one of {', '.join(sorted(RULESETS))}")
-        deals = _number("deals", None, 1, 100)
-        if deals is not None:
-            rules = rules.with_(deals_per_game=deals)
-        clock = Clock(
-            _number("decision_ms", 1000, 1, 60_000), _number("bank_ms", 10_000, 0, 600_000)
-        )
-        extra_matches, top = _adaptive()
-        t = new_tournament(
-            database(),
-            runtime(),
-            form.getlist("bots"),
-            rules=rules,
-            games_per_match=_number("games_per_match", 4, 1, 16),
-            clock=clock,
-            tables=_number("tables", None, 1, 500),
-            name=form.get("name", "").strip()[:128],
-            rating_model=_rating_model(),
-            adaptive_matches=extra_matches,
-            adaptive_top=top,
-            allow_same_owner=form.get("allow_same_owner") == "on",
-        )
+        t = new_tournament(database(), runtime(), spec_from_form())
     except ACTION_ERRORS as exc:
         return _form_page(error=str(exc)), 400
     return redirect(url_for("tournaments.show", tournament_id=t.id))

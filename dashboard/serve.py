@@ -49,9 +49,10 @@ def _error_task(channel: HTTPChannel, request: HTTPRequestParser) -> Task:
     says nothing; ``arena bot submit`` reads it by sending the headers alone again. The
     connection closes after, its body unread."""
     declared = isinstance(request.error, RequestEntityTooLarge) and not request.chunked
+    # types-waitress declares a task's request as an Error; waitress passes the parser
     if not (declared and request.content_length > 0):
-        return ErrorTask(channel, request)
-    task = WSGITask(channel, request)
+        return ErrorTask(channel, request)  # type: ignore[arg-type]
+    task = WSGITask(channel, request)  # type: ignore[arg-type]
     task.set_close_on_finish()
     return task
 
@@ -59,7 +60,9 @@ def _error_task(channel: HTTPChannel, request: HTTPRequestParser) -> Task:
 class DeadlineChannel(HTTPChannel):
     """A connection that answers 408 and closes when its request comes in too slowly."""
 
-    error_task_class = staticmethod(_error_task)
+    # waitress only calls it, as it would the class: a factory serves (the stubs want a class)
+    error_task_class = staticmethod(_error_task)  # type: ignore[assignment]
+    server: Server  # the Server whose channel_class this is
 
     started = 0.0  # first byte of the request being received
     headers_done: float | None = None
@@ -102,9 +105,11 @@ class Server(TcpWSGIServer):
         super().__init__(app, **options)
 
     def maintenance(self, now: float) -> None:
-        super().maintenance(now)  # the idle timeout (wall clock, as waitress keeps it)
+        # the idle timeout (wall clock, as waitress keeps it); types-waitress types the time
+        # as an int and the channels as one channel, where waitress has a float and a dict
+        super().maintenance(now)  # type: ignore[arg-type]
         mono = time.monotonic()
-        for channel in list(self.active_channels.values()):
+        for channel in list(self.active_channels.values()):  # type: ignore[attr-defined]
             if not channel.close_when_flushed and channel.overdue(mono):
                 channel.time_out()
 

@@ -8,7 +8,7 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from arena.store import BotVersion
 from arena.submissions import SubmissionError
 from arena.submissions.upload import FIELDS
-from dashboard.auth import current_user, login_required
+from dashboard.auth import login_required, signed_in_user
 from dashboard.db import database
 from dashboard.submitting import submit
 
@@ -27,11 +27,11 @@ def create():
     values = {key: request.form.get(key, "") for key in FIELDS}
     try:
         stream, options = _upload(values)
-        version_id = submit(current_user().id, stream, **options)
+        version_id = submit(signed_in_user().id, stream, **options)
     except SubmissionError as exc:
         return render_template("upload.html", values=values, error=str(exc)), exc.status
     with database().session(read_only=True) as s:
-        bot_id = s.get(BotVersion, version_id).bot_id
+        bot_id = s.get_one(BotVersion, version_id).bot_id
     return redirect(url_for("bots.show", bot_id=bot_id, new=version_id), 303)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from arena.store.db import rowcount
 from arena.store.models import ApiToken
 
 
@@ -21,4 +22,4 @@ def revoke_token_id(s: Session, user_id: int, token_id: int) -> bool:
         .where(ApiToken.id == token_id, ApiToken.user_id == user_id, ~ApiToken.revoked)
         .values(revoked=True)
     )
-    return done.rowcount == 1
+    return rowcount(done) == 1

@@ -27,6 +27,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from arena.bots.protocols import DEFAULT_PROTOCOL, BotProtocol, protocol_named
 from arena.house import HOUSE_BOTS
 from arena.text import reads_as_house
 
@@ -38,9 +39,6 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")  # shown everywhere: no markup
 _KEYS = {"name", "version", "command", "language", "runtime", "description", "protocol"}
 _TEXT_KEYS = ("language", "runtime", "description")
-# How the platform talks to the bot: callbreak.v1 over gRPC, or the Bhoos "Smart Bots"
-# HTTP/JSON protocol (docs/bhoos.md).
-PROTOCOLS = ("grpc", "bhoos-http")
 _METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}  # what every zip tool writes
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _END_RECORD_64 = b"PK\x06\x06"
@@ -73,7 +71,7 @@ class BotPackage:
     sha256: str
     language: str = ""
     runtime: str = ""
-    protocol: str = "grpc"
+    protocol: str = DEFAULT_PROTOCOL  # how the platform talks to it (arena.bots.protocols)
     manifest: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
@@ -87,9 +85,14 @@ class BotPackage:
             sha256=sha256,
             language=str(manifest.get("language", "")),
             runtime=str(manifest.get("runtime", "")),
-            protocol=manifest.get("protocol", "grpc"),
+            protocol=manifest.get("protocol", DEFAULT_PROTOCOL),
             manifest=manifest,
         )
+
+    @property
+    def speaks(self) -> BotProtocol:
+        """The entry of the protocol its manifest names."""
+        return protocol_named(self.protocol)
 
     def launch_command(self) -> list[str]:
         """The command to run; ``python``/``python3`` mean the platform's own interpreter,
@@ -144,11 +147,10 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
         raise PackageError(
             f'{where}: command must be a list of strings, e.g. ["python3", "bot.py"]'
         )
-    protocol = data.get("protocol", "grpc")
-    if protocol not in PROTOCOLS:
-        raise PackageError(
-            f"{where}: unknown protocol {protocol!r} (choose one of: {', '.join(PROTOCOLS)})"
-        )
+    try:
+        protocol_named(data.get("protocol", DEFAULT_PROTOCOL))
+    except ValueError as exc:
+        raise PackageError(f"{where}: {exc}") from None
     if wrong := [key for key in _TEXT_KEYS if not isinstance(data.get(key, ""), str)]:
         raise PackageError(f"{where}: {', '.join(wrong)} must be a string")
     return data
@@ -239,7 +241,8 @@ def _check_entry_count(archive: Path, shown: str) -> None:
     with open(archive, "rb") as f:
         try:
             # the very function ZipFile calls: the records checked are the ones it will use
-            end = zipfile._EndRecData(f)
+            # (private, so typeshed does not declare it)
+            end = zipfile._EndRecData(f)  # type: ignore[attr-defined]
         except (OSError, zipfile.BadZipFile):
             return  # ZipFile reports what is wrong
         if end is None:

@@ -1,21 +1,18 @@
 """A Player that runs a bot package as a sandboxed process and talks to it over its
-manifest's protocol: gRPC, or Bhoos HTTP through a relay in the sandbox."""
+manifest's protocol (``arena.bots.protocols``: gRPC, or Bhoos HTTP through a relay in the
+sandbox)."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from arena.bots.package import BotPackage
-from arena.players.bhoos import relay
-from arena.players.bhoos.player import BhoosPlayer
-from arena.players.grpc_player import GrpcPlayer
-from arena.players.player import LOG_LINE, BotDied, Event, MatchInfo, Move, Request
+from arena.players.player import LOG_LINE, BotDied, Event, MatchInfo, Move, Player, Request
 from arena.sandbox import (
     SandboxedProcess,
     SandboxError,
@@ -32,14 +29,13 @@ _EXIT_WAIT_S = 0.5  # how long a failure waits for the bot's exit status before 
 # Start-up is judged on the bot's own CPU time, so that a loaded host never decides it: the
 # allowance is CPU seconds, and the wall clock only backs it up, at this many allowances.
 STARTUP_BACKSTOP = 4
-# The relay runs with the platform's Python, isolated and without site: stdlib only.
-_RELAY = [sys.executable, "-I", "-S", relay.__file__]
 
 
 class ProcessPlayer:
     """Starts the package's command in the sandbox with the socket address as its last
-    argument and in ``CALLBREAK_ADDRESS`` (a ``bhoos-http`` bot: behind the relay, which
-    serves that socket, without the argument); its log is kept in ``log_dir``.
+    argument and in ``CALLBREAK_ADDRESS`` (as its protocol says: a ``bhoos-http`` bot runs
+    behind the relay, which serves that socket, without the argument); its log is kept in
+    ``log_dir``.
 
     Every :meth:`start` launches a fresh sandbox (the referee starts each game anew); the
     outputs of all of them go to one log file, ``log_name`` (default: the player's name),
@@ -64,29 +60,29 @@ class ProcessPlayer:
         self._starts = 0
         self.sandbox = "bwrap"  # what the policy gives, set by start()
         self._proc: SandboxedProcess | None = None
-        self._conn: GrpcPlayer | BhoosPlayer | None = None
-        self._bhoos = package.protocol == "bhoos-http"
+        self._conn: Player | None = None
+        self.protocol = package.speaks
 
     def start(self, info: MatchInfo, timeout_s: float) -> None:
         """``timeout_s``: the start-up allowance, in seconds of the bot's own CPU time (up to
         ``STARTUP_BACKSTOP`` times as long on the wall clock when the host is busy)."""
         begun = time.monotonic()
         backstop = begun + timeout_s * STARTUP_BACKSTOP
-        self._open_log()
+        log_path = self._open_log()
         try:
             self.sandbox = resolve_mode(self.policy)  # so a bot that fails to start is marked too
-            if self._bhoos and self.sandbox != "bwrap":
-                # Without a network namespace of its own, port 7000 is the host's: another
-                # seat's bot could hold it and be asked for this seat's decisions.
-                raise BotDied("a bhoos-http bot needs the bwrap sandbox (a port 7000 of its own)")
-            command = self.package.launch_command()
+            protocol = self.protocol
+            if protocol.needs_bwrap and self.sandbox != "bwrap":
+                raise BotDied(
+                    f"a {protocol.name} bot needs the bwrap sandbox ({protocol.needs_bwrap})"
+                )
             self._proc = launch(
-                [*_RELAY, *command] if self._bhoos else command,
+                [*protocol.relay, *self.package.launch_command()],
                 self.package.root,
-                log_path=self.log_path,
+                log_path=log_path,
                 limits=self._limits_left(),
                 address_env="CALLBREAK_ADDRESS",
-                address_arg=not self._bhoos,
+                address_arg=protocol.address_arg,
                 append_log=True,
                 policy=self.policy,
             )
@@ -94,9 +90,8 @@ class ProcessPlayer:
             raise  # the platform's problem, not the bot's
         except (SandboxError, OSError) as exc:
             raise BotDied(f"could not start: {exc}") from None
-        connector = BhoosPlayer if self._bhoos else GrpcPlayer
         address, deadline = self._connect_address(begun + timeout_s, backstop, timeout_s)
-        self._conn = connector(address, self.name)
+        self._conn = self.protocol.player(address, self.name)
         # The greeting is short work: a third of the allowance at least, within the backstop.
         now = time.monotonic()
         greeting_s = max(deadline - now, min(timeout_s / 3, backstop - now), 0.1)
@@ -106,7 +101,7 @@ class ProcessPlayer:
             raise type(exc)(self._explain(exc.reason)) from None
         self._proc.set_turn(False)  # started: from now on its CPU weight is its turn's only
 
-    def _open_log(self) -> None:
+    def _open_log(self) -> Path:
         """The seat's one log: emptied at the first start, a header line before each."""
         if self.log_path is None:
             log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix="arena-bot-log-"))
@@ -115,6 +110,7 @@ class ProcessPlayer:
         self._starts += 1
         with open(self.log_path, "w" if self._starts == 1 else "a") as log:
             log.write(f"[arena: start {self._starts} of {self.name}]\n")
+        return self.log_path
 
     def _limits_left(self) -> Limits:
         """The log cap is for the whole match: each start may only use what is left."""
@@ -127,12 +123,14 @@ class ProcessPlayer:
         """Wait for the bot's socket, then the checked address to connect to and the
         deadline reached. Past a deadline the bot's CPU time decides: one that has not used
         its allowance yet (a busy host gave it no CPU) gets time for the rest of it."""
-        while not self._proc.socket_ready():
-            if not self._proc.alive():
+        proc = self._proc
+        assert proc is not None  # launched by start() just before
+        while not proc.socket_ready():
+            if not proc.alive():
                 raise BotDied(self._explain("exited during start-up"))
             now = time.monotonic()
             if now > deadline:
-                used = self._proc.usage().cpu_seconds
+                used = proc.usage().cpu_seconds
                 if used >= allowance_s:
                     raise BotDied(
                         self._explain(
@@ -150,7 +148,7 @@ class ProcessPlayer:
                 deadline = min(backstop, now + max(0.1, allowance_s - used))
             time.sleep(0.005)
         try:
-            return self._proc.connect_address(), deadline
+            return proc.connect_address(), deadline
         except UnsafeSocket as exc:
             raise BotDied(f"refused to connect: {exc}") from None
 

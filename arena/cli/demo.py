@@ -16,13 +16,16 @@ from arena.cli.tournaments import print_standings, run_with_progress
 from arena.game import RULESETS
 from arena.registry import register_bot
 from arena.tournaments.create import new_tournament
+from arena.tournaments.spec import DEFAULTS, TournamentSpec
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_bots"
 HOUSE_ENTRANTS = ("house:heuristic", "house:random")
 
 
 @click.command()
-@click.option("--rules", type=click.Choice(sorted(RULESETS)), default="pagat", show_default=True)
+@click.option(
+    "--rules", type=click.Choice(sorted(RULESETS)), default=DEFAULTS.rules.name, show_default=True
+)
 @click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules']")
 @click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
 @click.option(
@@ -36,7 +39,6 @@ HOUSE_ENTRANTS = ("house:heuristic", "house:random")
 def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
     """Register the sample bots, run a round robin among them and the house bots, rank them."""
     console = Console()
-    ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     prepare_host(console)  # the sandbox, installed if missing and allowed, or a clear error
     with user_errors():
         runtime, db = runtime_and_db()
@@ -48,15 +50,15 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
             console.print(literal(line), highlight=False)
             if version.status == "valid":
                 refs.append(version.ref)
-        tournament = new_tournament(
-            db,
-            runtime,
+        spec = TournamentSpec.from_options(
             [*refs, *HOUSE_ENTRANTS],
-            rules=ruleset,
+            rules=rules,
+            deals=deals,
             seed=seed,
             name=f"demo: sample bots, {rules}, seed {seed}",
             public_deals=True,  # a demo repeats; contests keep their deals secret
         )
+        tournament = new_tournament(db, runtime, spec)
         console.print(literal(f"tournament {tournament.id}: {tournament.name}"))
         run_with_progress(db, runtime, tournament.id, workers)
         print_standings(db, tournament.id)

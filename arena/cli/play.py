@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import secrets
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.bots.factory import make_player
+from arena.bots.factory import make_player, protocol_of_player
 from arena.bots.package import PackageError
 from arena.bots.process_player import ProcessPlayer
 from arena.cli.context import settings, unsafe_no_sandbox
@@ -19,8 +20,6 @@ from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
 from arena.house.master import cache as master_cache
 from arena.house.names import UnknownHouseBot, number_copies
-from arena.players.bhoos.player import BhoosPlayer
-from arena.players.bhoos.wire import plays_bhoos
 from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
 from arena.sandbox import SandboxError, SandboxPolicy, resolve_mode, sweep_leftovers
 from arena.text import plural, printable
@@ -76,7 +75,7 @@ def play(
         ]
         if any(isinstance(p, ProcessPlayer) for p in players):
             resolve_mode(policy)  # refuses here, in one line, when there is no sandbox
-        _check_bhoos(players, ruleset)
+        _check_protocols(players, ruleset)
         _check_master_cache(players)
     except (PackageError, UnknownHouseBot, SandboxError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -116,15 +115,14 @@ def _check_master_cache(players) -> None:
         )
 
 
-def _check_bhoos(players, rules) -> None:
-    """A Bhoos HTTP bot knows only the bhoos rules: say so now rather than forfeit it."""
+def _check_protocols(players, rules) -> None:
+    """A bot whose protocol knows other rules only (a Bhoos HTTP bot: the bhoos rules): say
+    so now rather than forfeit it."""
     for p in players:
-        bhoos = isinstance(p, BhoosPlayer) or (
-            isinstance(p, ProcessPlayer) and p.package.protocol == "bhoos-http"
-        )
-        if bhoos and not plays_bhoos(rules):
+        protocol = protocol_of_player(p)
+        if protocol is not None and (why := protocol.refusal(rules)):
             raise click.ClickException(
-                f"{p.name} is a Bhoos HTTP bot: it plays the bhoos rules only (--rules bhoos)"
+                f"{p.name} is a {protocol.title}: {why} (--rules {protocol.rules.name})"
             )
 
 
@@ -157,7 +155,7 @@ def _report(console: Console, result: MatchResult) -> None:
     made = [sum(g.calls_made[e] for g in result.games) for e in range(4)]
     deals = sum(g.deals for g in result.games)
     faults = result.fault_counts()
-    extra = {
+    extra: dict[str, Sequence[object]] = {
         "calls made": [f"{m}/{deals}" for m in made],
         "faults": faults,
         "forfeited": ["yes" if f else "" for f in result.forfeited],

@@ -7,6 +7,7 @@ import math
 import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 import click
 from rich.console import Console
@@ -24,8 +25,7 @@ from rich.table import Table
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
 from arena.game import RULESETS
-from arena.ratings import DEFAULT_MODEL, MODELS
-from arena.referee import Clock
+from arena.ratings import MODELS
 from arena.runtime import Runtime
 from arena.store import (
     Database,
@@ -40,6 +40,7 @@ from arena.text import plural, printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import extend_tournament
+from arena.tournaments.spec import DEFAULTS, TournamentSpec
 from arena.tournaments.stalls import Stalls, stalled_matches
 from arena.tournaments.standings import model_for, scale_note, standings
 
@@ -56,25 +57,36 @@ def tournament() -> None:
     multiple=True,
     help="Bots to enter: name, name@version or id; repeat or separate with commas.",
 )
-@click.option("--rules", type=click.Choice(sorted(RULESETS)), default="pagat", show_default=True)
+@click.option(
+    "--rules", type=click.Choice(sorted(RULESETS)), default=DEFAULTS.rules.name, show_default=True
+)
 @click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules']")
-@click.option("--games-per-match", type=click.IntRange(1, 16), default=4, show_default=True)
+@click.option(
+    "--games-per-match",
+    type=click.IntRange(1, 16),
+    default=DEFAULTS.games_per_match,
+    show_default=True,
+)
 @click.option("--seed", type=int, help="Tournament seed [default: random].")
 @click.option("--tables", type=click.IntRange(1), help="Number of tables [default: automatic].")
-@click.option("--decision-ms", type=click.IntRange(1), default=1000, show_default=True)
-@click.option("--bank-ms", type=click.IntRange(0), default=10_000, show_default=True)
-@click.option("--name", default="", help="A name to show [default: from the settings].")
+@click.option(
+    "--decision-ms", type=click.IntRange(1), default=DEFAULTS.clock.decision_ms, show_default=True
+)
+@click.option(
+    "--bank-ms", type=click.IntRange(0), default=DEFAULTS.clock.bank_ms, show_default=True
+)
+@click.option("--name", default=DEFAULTS.name, help="A name to show [default: from the settings].")
 @click.option(
     "--rating-model",
     type=click.Choice(sorted(MODELS)),
-    default=DEFAULT_MODEL,
+    default=DEFAULTS.rating_model,
     show_default=True,
     help="How standings are fitted: point margins, or the order of game totals.",
 )
 @click.option(
     "--extra-matches",
     type=click.IntRange(0),
-    default=0,
+    default=DEFAULTS.adaptive_matches,
     show_default=True,
     help="Adaptive matches to add, a round at a time, once the scheduled ones are played: "
     "on neighbours whose Elo intervals overlap most.",
@@ -88,41 +100,12 @@ def tournament() -> None:
     help="Let two bots of one owner (or two versions of one bot) share a table; by default "
     "they never do.",
 )
-def create(
-    bots,
-    rules,
-    deals,
-    games_per_match,
-    seed,
-    tables,
-    decision_ms,
-    bank_ms,
-    name,
-    rating_model,
-    extra_matches,
-    top,
-    allow_same_owner,
-) -> None:
+def create(bots: tuple[str, ...], **options: Any) -> None:
     """Schedule a tournament and print its id."""
     refs = [ref.strip() for item in bots for ref in item.split(",") if ref.strip()]
-    ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     with user_errors():
         runtime, db = runtime_and_db()
-        t = new_tournament(
-            db,
-            runtime,
-            refs,
-            rules=ruleset,
-            games_per_match=games_per_match,
-            seed=seed,
-            clock=Clock(decision_ms, bank_ms),
-            tables=tables,
-            name=name,
-            rating_model=rating_model,
-            adaptive_matches=extra_matches,
-            adaptive_top=top,
-            allow_same_owner=allow_same_owner,
-        )
+        t = new_tournament(db, runtime, TournamentSpec.from_options(refs, **options))
     click.echo(printable(f"tournament {t.id}: {t.name}"))
 
 

@@ -8,7 +8,7 @@ from arena.game.cards import CARDS, Card, cards_of, format_cards, mask_of, parse
 from arena.game.deal import CALLING, OVER, PLAYING, Deal, derive_seed
 from arena.game.errors import IllegalAction
 from arena.game.game import Game
-from arena.game.observation import Observation, Trick
+from arena.game.observation import Observation, Phase, Trick
 from arena.game.record import RecordError, check_game_record, game_record, validate_record
 from arena.game.rules import BHOOS, PAGAT, RULESETS, Ruleset, get_ruleset
 from arena.game.scoring import call_made, score_deal, score_tenths
@@ -27,6 +27,7 @@ __all__ = [
     "Game",
     "IllegalAction",
     "Observation",
+    "Phase",
     "RecordError",
     "Ruleset",
     "Trick",

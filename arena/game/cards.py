@@ -59,8 +59,9 @@ ABOVE = tuple(SUIT_MASK[i // 13] & ~((1 << (i + 1)) - 1) for i in range(52))
 SUIT_OF = tuple(i // 13 for i in range(52))
 
 
-def parse_card(text: str) -> Card:
-    """Parse the two-character notation (``AS``, ``TD``, ``2C``); anything else is refused."""
+def parse_card(text: object) -> Card:
+    """Parse the two-character notation (``AS``, ``TD``, ``2C``); anything else (any other
+    text, or not text at all, e.g. a bot's malformed reply) is refused."""
     card = _BY_TEXT.get(text) if isinstance(text, str) else None
     if card is None:
         raise ValueError(

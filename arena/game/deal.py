@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import random
+from typing import Final
 
 from arena.game.cards import CARDS, FULL_DECK, SPADE_MASK, Card, cards_of
 from arena.game.errors import IllegalAction
-from arena.game.observation import Observation, Trick
+from arena.game.observation import Observation, Phase, Trick
 from arena.game.rules import Ruleset
 from arena.game.scoring import score_tenths
 from arena.game.tricks import add_card, head_code, legal_mask, winning_card
 
-CALLING, PLAYING, OVER = "calling", "playing", "over"
+CALLING: Final = "calling"
+PLAYING: Final = "playing"
+OVER: Final = "over"
 FACE_MASK = sum(1 << (s * 13 + r) for s in range(4) for r in (9, 10, 11))  # J Q K
 MAX_REDEALS = 1000
 
@@ -116,7 +119,7 @@ class Deal:
             raise ValueError("hands must split the 52 cards 13 each")
         self.dealt = tuple(hands)
         self.hands = list(hands)
-        self.phase = CALLING
+        self.phase: Phase = CALLING
         self.to_act: int | None = (dealer + 1) % 4
         self.calls: list[int | None] = [None] * 4
         self.tricks: list[Trick] = []
@@ -145,7 +148,18 @@ class Deal:
         return self._legal
 
     def legal_cards(self, seat: int | None = None) -> list[Card]:
-        return cards_of(self.legal_mask(self.to_act if seat is None else seat))
+        """The cards ``seat`` (by default the seat to act) may play now."""
+        if seat is None:
+            if self.to_act is None:  # the deal is over
+                return []
+            seat = self.to_act
+        return cards_of(self.legal_mask(seat))
+
+    def seat_to_act(self) -> int:
+        """The seat to act now; IllegalAction once the deal is over (no seat is)."""
+        if self.to_act is None:
+            raise IllegalAction("the deal is over: no seat is to act")
+        return self.to_act
 
     def call(self, seat: int, n: int) -> None:
         self._check_turn(seat, CALLING)
@@ -180,7 +194,7 @@ class Deal:
 
     def _finish_trick(self) -> int:
         best = winning_card(*self.summary)
-        winner = (self.leader + self.trick.index(best)) % 4
+        winner = (self.leader + self.trick.index(CARDS[best])) % 4
         self.tricks.append(Trick(self.leader, tuple(self.trick), winner))
         self.won[winner] += 1
         self.trick, self.summary, self.leader = [], (-1, -1, -1), winner
@@ -190,7 +204,7 @@ class Deal:
             self.to_act = winner
         return winner
 
-    def _check_turn(self, seat: int, phase: str) -> None:
+    def _check_turn(self, seat: int, phase: Phase) -> None:
         if self.phase != phase:
             what = "call" if phase == CALLING else "play a card"
             raise IllegalAction(f"seat {seat} cannot {what}: the deal is in the {self.phase} phase")

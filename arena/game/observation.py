@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from arena.game.cards import Card
 from arena.game.rules import Ruleset
+
+# A deal's phase: calling, then playing, then over (``arena.game.deal`` names each).
+Phase = Literal["calling", "playing", "over"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class Observation:
     seat: int
     dealer: int
     deal: int
-    phase: str
+    phase: Phase
     hand: tuple[Card, ...]
     calls: tuple[int | None, ...]
     tricks: tuple[Trick, ...]

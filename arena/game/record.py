@@ -117,7 +117,7 @@ def _replay_deal(game: Game, rec: dict[str, Any]) -> None:
         winner = None
         for k, card in enumerate(parse_cards(cards)):
             try:
-                winner = game.play(deal.to_act, card)
+                winner = game.play(deal.seat_to_act(), card)
             except IllegalAction as exc:
                 raise IllegalAction(f"trick {t + 1}, card {k + 1}: {exc}") from None
         _expect(f"trick {t + 1} winner", trick["winner"], winner)

@@ -35,6 +35,14 @@ class HouseName:
         return f"house-{self.kind}" + (f"-{self.copy}" if self.copy > 1 else "")
 
 
+def house_name(name: str) -> HouseName:
+    """``parse_house`` of a name that must be a house bot's (UnknownHouseBot if not)."""
+    house = parse_house(name)
+    if house is None:
+        raise UnknownHouseBot(f"{name!r} is not a house bot's name")
+    return house
+
+
 def parse_house(name: str, bare: bool = False) -> HouseName | None:
     """The house bot ``name`` means; None if it is no house-bot name (``bare``: a plain
     ``KIND`` counts too). An unknown kind after ``house:`` is refused."""

@@ -16,6 +16,7 @@ from arena.ratings.games import (
     ELO_SCALE,
     NO_DATA_HALF_WIDTH,
     PRIOR_GAMES,
+    Bot,
     Games,
     Rating,
 )
@@ -31,12 +32,12 @@ MODEL_LABELS = {
 
 
 def fit(
-    games: Games,
+    games: Games[Bot],
     groups: Sequence[Hashable] | None = None,
     *,
     model: str = DEFAULT_MODEL,
     **options: Any,
-) -> dict[Hashable, Rating]:
+) -> dict[Bot, Rating]:
     """Elo ratings with 95 % intervals by the named model (see ``MODELS``); ``options``
     go to the model (``intervals=...``; the Bradley–Terry fit also takes the bootstrap's)."""
     if model not in MODELS:

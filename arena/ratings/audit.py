@@ -181,16 +181,16 @@ def match_residuals(rows: Sequence[Seating]) -> dict[Hashable, dict[Hashable, fl
     games: dict[tuple[Hashable, int], dict[Hashable, float]] = defaultdict(dict)
     for r in rows:
         games[r.match, r.game][r.bot] = r.points / r.deals
-    keys = list(games)
-    t = tables([games[k] for k in keys], [match for match, _ in keys])
+    played = list(games)
+    t = tables([games[k] for k in played], [match for match, _ in played])
     used, resid = residuals(t)
-    names = sorted_unique(match for match, _ in keys)  # as ``tables`` numbers the groups
+    names = sorted_unique(match for match, _ in played)  # as ``tables`` numbers the groups
     game, col = np.nonzero(used)
     n = len(t.bots)
-    keys, cell = np.unique(t.group[game] * n + t.bot[game, col], return_inverse=True)
+    cells, cell = np.unique(t.group[game] * n + t.bot[game, col], return_inverse=True)
     mean = np.bincount(cell, resid[game, col]) / np.bincount(cell)
     out: dict[Hashable, dict[Hashable, float]] = defaultdict(dict)
-    for key, value in zip(keys.tolist(), mean.tolist(), strict=True):
+    for key, value in zip(cells.tolist(), mean.tolist(), strict=True):
         out[t.bots[key % n]][names[key // n]] = value
     return dict(out)
 
@@ -200,7 +200,9 @@ def _rotation(bot: Hashable, differences: list[float]) -> Finding:
     return Finding("rotation", (bot,), len(differences), (), mean, se, p)
 
 
-def _pair(a: Hashable, b: Hashable, ra: dict, rb: dict) -> Finding:
+def _pair(
+    a: Hashable, b: Hashable, ra: dict[Hashable, float], rb: dict[Hashable, float]
+) -> Finding:
     together = [ra[m] + rb[m] for m in ra.keys() & rb.keys()]
     apart_a = [v for m, v in ra.items() if m not in rb]
     apart_b = [v for m, v in rb.items() if m not in ra]

@@ -35,8 +35,11 @@ def _t(m: Array) -> Array:
 
 def objective(theta: Array, wins: Array, prior: float) -> Array:
     """Penalised log-likelihood (one value per problem in a batch)."""
-    ll = np.sum(wins * _log_sigmoid(theta[..., :, None] - theta[..., None, :]), axis=(-2, -1))
-    return ll + 0.5 * prior * np.sum(_log_sigmoid(theta) + _log_sigmoid(-theta), axis=-1)
+    ll: Array = np.sum(
+        wins * _log_sigmoid(theta[..., :, None] - theta[..., None, :]), axis=(-2, -1)
+    )
+    penalty: Array = np.sum(_log_sigmoid(theta) + _log_sigmoid(-theta), axis=-1)
+    return ll + 0.5 * prior * penalty
 
 
 def derivatives(theta: Array, wins: Array, prior: float) -> tuple[Array, Array]:

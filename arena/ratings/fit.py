@@ -59,6 +59,7 @@ from arena.ratings.games import (
     ELO_SCALE,
     PRIOR_GAMES,
     Z95,
+    Bot,
     Comparisons,
     Games,
     Rating,
@@ -74,13 +75,13 @@ IntervalMethod = Literal["sandwich", "bootstrap", "none"]
 
 
 def bradley_terry(
-    games: Games,
+    games: Games[Bot],
     groups: Sequence[Hashable] | None = None,
     *,
     intervals: IntervalMethod = "sandwich",
     n_boot: int = 200,
     seed: int = 0,
-) -> dict[Hashable, Rating]:
+) -> dict[Bot, Rating]:
     """Fit Elo ratings with 95 % intervals; keys come back in sorted bot order.
 
     ``games`` maps bot id → total points per game; ``groups`` (parallel to
@@ -158,4 +159,5 @@ def _bootstrap_sd(data: Comparisons, n_groups: int, n_boot: int, seed: int) -> n
         )
         th = bt.solve(wins, PRIOR_GAMES)
         samples.append(th - th.mean(axis=1, keepdims=True))
-    return np.concatenate(samples).std(axis=0, ddof=1)
+    sd: np.ndarray = np.concatenate(samples).std(axis=0, ddof=1)
+    return sd

@@ -24,6 +24,7 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -33,7 +34,11 @@ PRIOR_GAMES = 1.0
 Z95 = 1.959963984540054
 NO_DATA_HALF_WIDTH = Z95 * ELO_SCALE * 2.0 / math.sqrt(PRIOR_GAMES)
 
-Games = Sequence[Mapping[Hashable, float]]
+# A bot as the games name it: any hashable key (a version id, a name); the ratings come back
+# under the same keys.
+Bot = TypeVar("Bot", bound=Hashable)
+Bot_co = TypeVar("Bot_co", bound=Hashable, covariant=True)
+Games = Sequence[Mapping[Bot, float]]
 
 
 @dataclass(frozen=True)
@@ -47,12 +52,12 @@ class Rating:
 
 
 @dataclass(frozen=True)
-class Tables:
+class Tables(Generic[Bot_co]):
     """Games as arrays in canonical order: ``bot[g, k]`` is the index (into ``bots``) of
     the bot in column k of game g (-1: empty), ``points[g, k]`` its points, ``group[g]``
     the canonical number of the game's group (0..n_groups-1, ascending)."""
 
-    bots: list[Hashable]
+    bots: Sequence[Bot_co]
     bot: np.ndarray
     points: np.ndarray
     group: np.ndarray
@@ -84,12 +89,12 @@ class Comparisons:
         return won + lost.reshape(n, n).T
 
 
-def check_arguments(games: Games, groups: Sequence[Hashable] | None) -> None:
+def check_arguments(games: Games[Bot], groups: Sequence[Hashable] | None) -> None:
     if groups is not None and len(groups) != len(games):
         raise ValueError("groups must be parallel to games")
 
 
-def tables(games: Games, groups: Sequence[Hashable] | None) -> Tables:
+def tables(games: Games[Bot], groups: Sequence[Hashable] | None) -> Tables[Bot]:
     """The games as canonical arrays (see :class:`Tables`)."""
     bots = sorted_unique(chain.from_iterable(games))
     bot, points = _tabulate(games, {b: i for i, b in enumerate(bots)})
@@ -113,7 +118,7 @@ def tables(games: Games, groups: Sequence[Hashable] | None) -> Tables:
     return Tables(bots, bot, points, group, n_groups)
 
 
-def comparisons(t: Tables) -> Comparisons:
+def comparisons(t: Tables[Hashable]) -> Comparisons:
     """Every pair of bots at a table is one comparison: more points wins, equal counts half."""
     n = len(t.bots)
     keys, won = [np.zeros(0, dtype=np.int64)], [np.zeros(0)]
@@ -138,7 +143,7 @@ def comparisons(t: Tables) -> Comparisons:
     )
 
 
-def sorted_unique(keys: Iterable[Hashable]) -> list[Hashable]:
+def sorted_unique(keys: Iterable[Bot]) -> list[Bot]:
     """Distinct keys in an order that depends on their values only."""
     distinct = set(keys)
     try:
@@ -147,7 +152,7 @@ def sorted_unique(keys: Iterable[Hashable]) -> list[Hashable]:
         return sorted(distinct, key=lambda k: (type(k).__qualname__, repr(k)))
 
 
-def _tabulate(games: Games, index: Mapping[Hashable, int]) -> tuple[np.ndarray, np.ndarray]:
+def _tabulate(games: Games[Bot], index: Mapping[Bot, int]) -> tuple[np.ndarray, np.ndarray]:
     """Games as a (games × seats) table of bot indices (-1 = empty) and points."""
     sizes = np.fromiter(map(len, games), dtype=np.int64, count=len(games))
     total = int(sizes.sum())
@@ -171,7 +176,8 @@ def centred_sd(cov: np.ndarray) -> np.ndarray:
     """Standard deviations of x - mean(x) from the covariance of x."""
     n = cov.shape[0]
     c = np.eye(n) - 1.0 / n
-    return np.sqrt(np.clip(np.diag(c @ cov @ c), 0.0, None))
+    sd: np.ndarray = np.sqrt(np.clip(np.diag(c @ cov @ c), 0.0, None))
+    return sd
 
 
 def group_blocks(n_groups: int, n_bots: int) -> Iterable[tuple[int, int]]:
@@ -183,8 +189,8 @@ def group_blocks(n_groups: int, n_bots: int) -> Iterable[tuple[int, int]]:
 
 
 def ratings(
-    t: Tables, elo: np.ndarray, half_width: np.ndarray | None, compared: np.ndarray
-) -> dict[Hashable, Rating]:
+    t: Tables[Bot], elo: np.ndarray, half_width: np.ndarray | None, compared: np.ndarray
+) -> dict[Bot, Rating]:
     """Ratings by bot; bots without comparisons, and every bot when fewer than two groups
     measure the spread, get the prior's half-width; a lone bot is exactly 1500. No
     ``half_width`` (intervals not asked for): NaN bounds."""

@@ -46,6 +46,7 @@ from arena.ratings.games import (
     NO_DATA_HALF_WIDTH,
     PRIOR_GAMES,
     Z95,
+    Bot,
     Games,
     Rating,
     Tables,
@@ -61,11 +62,11 @@ RIDGE = PRIOR_GAMES / 2  # one virtual two-bot game at margin 0: s²/2 of square
 
 
 def margin(
-    games: Games,
+    games: Games[Bot],
     groups: Sequence[Hashable] | None = None,
     *,
     intervals: MarginIntervals = "sandwich",
-) -> dict[Hashable, Rating]:
+) -> dict[Bot, Rating]:
     """Fit Elo ratings from point margins with 95 % intervals; keys in sorted bot order.
 
     ``games`` maps bot id → total points per game; ``groups`` (parallel to ``games``)
@@ -90,7 +91,7 @@ def margin(
 class _Fit:
     """The fitted margins ``s`` (points) and scale ``k`` (log-odds per point)."""
 
-    def __init__(self, t: Tables) -> None:
+    def __init__(self, t: Tables[Hashable]) -> None:
         self.t = t
         self.used, self.y, self.s, self.hess = _least_squares(t)
         self.data = comparisons(t)
@@ -111,7 +112,8 @@ class _Fit:
         grad = np.zeros((n, n + 1))
         grad[:, :n] = ELO_SCALE * k * (np.eye(n) - 1.0 / n)
         grad[:, n] = ELO_SCALE * (s - s.mean())
-        return np.sqrt(np.clip(np.einsum("ij,jk,ik->i", grad, cov, grad), 0.0, None))
+        sd: np.ndarray = np.sqrt(np.clip(np.einsum("ij,jk,ik->i", grad, cov, grad), 0.0, None))
+        return sd
 
     def _meat(self) -> np.ndarray:
         """Σ over groups of the outer product of the group's scores (margins, then k)."""
@@ -133,20 +135,20 @@ class _Fit:
         return meat
 
 
-def residuals(t: Tables) -> tuple[np.ndarray, np.ndarray]:
+def residuals(t: Tables[Hashable]) -> tuple[np.ndarray, np.ndarray]:
     """The margin model fitted on ``t``: which cells count (``used``), and each cell's
     points minus its game's mean minus what the fitted bot effects predict for it."""
     used, y, s, _ = _least_squares(t)
     return used, _residuals(t, used, y, s)
 
 
-def _residuals(t: Tables, used: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+def _residuals(t: Tables[Hashable], used: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
     seated = np.where(used, s[np.maximum(t.bot, 0)], 0.0)
     size = np.maximum(used.sum(axis=1), 1)
     return y - np.where(used, seated - seated.sum(axis=1)[:, None] / size[:, None], 0.0)
 
 
-def _least_squares(t: Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _least_squares(t: Tables[Hashable]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which cells count, the points centred on each game's mean (``y``), the bot effects
     ``s`` fitted on them, and the normal matrix of that fit."""
     n = len(t.bots)
@@ -160,7 +162,7 @@ def _least_squares(t: Tables) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
     return used, y, s, hess
 
 
-def _normal_matrix(t: Tables, used: np.ndarray, size: np.ndarray) -> np.ndarray:
+def _normal_matrix(t: Tables[Hashable], used: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Σ over games of the centring projection I − J/k on the game's bots."""
     n, width = len(t.bots), t.bot.shape[1]
     inverse = 1.0 / np.maximum(size, 1)

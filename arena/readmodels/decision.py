@@ -15,7 +15,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from arena.game import Game, Ruleset, parse_card
-from arena.players.player import MatchInfo, Request
+from arena.players.player import Kind, MatchInfo, Request
 from arena.players.wire import observation_from_proto, request_to_proto
 from arena.proto import bot_pb2 as pb
 
@@ -45,7 +45,7 @@ def export_decision(record: dict[str, Any], game_index: int, decision_id: int) -
     banks = [float(clock["bank_ms"])] * 4  # by seat: an entrant keeps its seat for the game
     for deal_rec in game_rec["deals"]:
         for (kind, move), entry in zip(_turns(deal_rec), deal_rec["decisions"], strict=True):
-            seat = game.deal.to_act
+            seat = game.deal.seat_to_act()
             if entry.get("id") == decision_id:
                 return _export(record, game_index, game, kind, entry, banks[seat], move)
             if not entry.get("auto"):
@@ -59,7 +59,7 @@ def export_decision(record: dict[str, Any], game_index: int, decision_id: int) -
 
 
 def _export(record, game_index, game, kind, entry, bank_ms, move) -> dict[str, Any]:
-    seat = game.deal.to_act
+    seat = game.deal.seat_to_act()
     obs = game.deal.observation(seat)
     allowed = record["clock"]["decision_ms"] + bank_ms
     msg = request_to_proto(entry["id"], kind, obs, game_index, int(bank_ms), int(allowed))
@@ -96,7 +96,7 @@ def load_decision(data: dict[str, Any]) -> LoadedDecision:
         info = MatchInfo(data["match_id"], rules, clock["decision_ms"], clock["bank_ms"])
     except (KeyError, TypeError, json_format.ParseError) as exc:
         raise ValueError(f"malformed {FORMAT} file: {exc}") from None
-    kind = "call" if req.kind == pb.CALL else "play"
+    kind: Kind = "call" if req.kind == pb.CALL else "play"
     obs = observation_from_proto(req, rules)
     request = Request(req.id, kind, req.observation.game, obs, req.time_left_ms, req.decision_ms)
     return LoadedDecision(info, request, clock.get("startup_ms", 15_000))

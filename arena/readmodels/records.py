@@ -50,6 +50,7 @@ def shown_record(s: Session, match_id: int) -> dict[str, Any] | None:
     deals is played (``progress`` absent), else its progress (``progress``: true); None
     when nothing has been played yet (pending, failed, or a running match's first deal)."""
     match = get_match(s, match_id)
+    text: str | None
     if match.status == "done":
         text = load_replay_json(s, match_id)
     elif match.status == "running":
@@ -58,7 +59,7 @@ def shown_record(s: Session, match_id: int) -> dict[str, Any] | None:
         return None
     if text is None:
         return None
-    rotations = s.get(Tournament, match.tournament_id).games_per_match
+    rotations = s.get_one(Tournament, match.tournament_id).games_per_match
     return visible(json.loads(text), match.status == "done", rotations)
 
 

@@ -18,8 +18,9 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
-from arena.game import CALLING, OVER, PAGAT, Deal, Game, Ruleset, call_made, game_record
+from arena.game import CALLING, OVER, PAGAT, Card, Deal, Game, Ruleset, call_made, game_record
 from arena.game.record import points_json
 from arena.players.player import (
     BotDied,
@@ -27,6 +28,7 @@ from arena.players.player import (
     DealEnd,
     Event,
     GameEnd,
+    Kind,
     MatchEnd,
     MatchInfo,
     Player,
@@ -37,6 +39,9 @@ from arena.referee.moves import checked, fallback
 from arena.referee.result import FORFEIT, Fault, GameResult, MatchResult
 
 MATCH_FORMAT = "callbreak-match"
+
+
+DEFAULT_MAX_STRIKES = 3  # strikes (timeouts, illegal moves) before a bot is forfeited
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class MatchSpec:
     seed: int = 0
     games: int = 4
     clock: Clock = field(default_factory=Clock)
-    max_strikes: int = 3
+    max_strikes: int = DEFAULT_MAX_STRIKES
 
 
 @dataclass
@@ -99,9 +104,9 @@ class Referee:
         self.entrants = [_Entrant(p) for p in players]
         self.result = MatchResult(spec.match_id, [p.name for p in players])
         self.next_id = 0
-        self.games: list[dict] = []
+        self.games: list[dict[str, Any]] = []
         # the game being played: (game, entrant in each seat, decision logs by deal)
-        self._playing: tuple[Game, list[int], dict[int, list[dict]]] | None = None
+        self._playing: tuple[Game, list[int], dict[int, list[dict[str, Any]]]] | None = None
 
     def run(self) -> MatchResult:
         for g in range(self.spec.games):
@@ -117,7 +122,7 @@ class Referee:
         self.result.record = self._record(self.games)
         return self.result
 
-    def record_so_far(self) -> dict:
+    def record_so_far(self) -> dict[str, Any]:
         """The match record of the finished games and of the finished deals of the game
         being played (``partial``: true), e.g. from ``on_deal`` for a running match's page.
 
@@ -164,7 +169,7 @@ class Referee:
         seats = [(s - g) % 4 for s in range(4)]  # entrant in each seat
         for e in self.entrants:
             e.bank_ms = self.spec.clock.bank_ms
-        logs: dict[int, list[dict]] = {}
+        logs: dict[int, list[dict[str, Any]]] = {}
         cpu_before = [e.player.cpu_seconds() for e in self.entrants]
         self._playing = (game, seats, logs)
         while not game.over:
@@ -179,10 +184,11 @@ class Referee:
         ]
         self.games[-1]["cpu_ms"] = [cpu_ms[e] for e in seats]
 
-    def _turn(self, game: Game, deal: Deal, seats: list[int], g: int, log: list[dict]) -> None:
-        seat = deal.to_act
-        assert seat is not None
-        kind = "call" if deal.phase == CALLING else "play"
+    def _turn(
+        self, game: Game, deal: Deal, seats: list[int], g: int, log: list[dict[str, Any]]
+    ) -> None:
+        seat = deal.seat_to_act()
+        kind: Kind = "call" if deal.phase == CALLING else "play"
         if self.before_decision is not None:
             self.before_decision()
         move = self._decide(seats[seat], kind, deal, g, log)
@@ -194,8 +200,10 @@ class Referee:
         if deal.phase == OVER:
             self._deal_over(deal, g, seats)
 
-    def _decide(self, e: int, kind: str, deal: Deal, g: int, log: list[dict]):
-        entrant, seat = self.entrants[e], deal.to_act
+    def _decide(
+        self, e: int, kind: Kind, deal: Deal, g: int, log: list[dict[str, Any]]
+    ) -> int | Card:
+        entrant, seat = self.entrants[e], deal.seat_to_act()
         obs = deal.observation(seat)
         if entrant.forfeited:
             log.append({"seat": seat, "auto": True})
@@ -259,7 +267,7 @@ class Referee:
             self.on_deal(g, deal, seats)
 
     def _finish_game(
-        self, game: Game, seats: list[int], g: int, logs: dict[int, list[dict]]
+        self, game: Game, seats: list[int], g: int, logs: dict[int, list[dict[str, Any]]]
     ) -> None:
         self._broadcast(GameEnd(g, tuple(points_json(s) for s in game.scores)))
         by_entrant = {seats[s]: s for s in range(4)}
@@ -278,7 +286,9 @@ class Referee:
         )
         self.games.append(self._game_record(game, seats, logs))
 
-    def _game_record(self, game: Game, seats: list[int], logs: dict[int, list[dict]]) -> dict:
+    def _game_record(
+        self, game: Game, seats: list[int], logs: dict[int, list[dict[str, Any]]]
+    ) -> dict[str, Any]:
         """The record of ``game``'s finished deals, with their decision logs."""
         record = game_record(game, [self.result.players[e] for e in seats])
         record["seats"] = seats
@@ -286,7 +296,7 @@ class Referee:
             deal_record["decisions"] = logs[deal_record["index"]]
         return record
 
-    def _record(self, games: list[dict]) -> dict:
+    def _record(self, games: list[dict[str, Any]]) -> dict[str, Any]:
         spec = self.spec
         return {
             "format": MATCH_FORMAT,
@@ -317,8 +327,10 @@ def _cpu_ms(before: float | None, after: float | None) -> int | None:
     return None if before is None or after is None else round((after - before) * 1000)
 
 
-def _decision_entry(seat, decision, wall_ms, fault) -> dict:
-    entry = {"seat": seat, "id": decision, "ms": round(wall_ms, 3)}
+def _decision_entry(
+    seat: int, decision: int, wall_ms: float, fault: BotFault | None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {"seat": seat, "id": decision, "ms": round(wall_ms, 3)}
     if fault is not None:
         entry["fault"] = fault.kind
     return entry

@@ -31,7 +31,7 @@ def checked(kind: str, raw: Move, obs: Observation) -> int | Card:
             raise IllegalCall(f"call {raw} outside {rules.min_call}-{rules.max_call}")
         return raw
     try:
-        card = raw if isinstance(raw, Card) else parse_card(raw)  # type: ignore[arg-type]
+        card = raw if isinstance(raw, Card) else parse_card(raw)
     except ValueError as exc:
         raise BadReply(str(exc)[:200]) from None
     if card not in obs.legal_cards:

@@ -11,7 +11,6 @@ from pathlib import Path
 from arena.bots.package import BotPackage
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.runtimes import runtime_problem
-from arena.game import BHOOS, PAGAT
 from arena.house.master import cache as master_cache
 from arena.house.names import house_player
 from arena.players.player import Player
@@ -101,7 +100,7 @@ def validation_problem(
     players.insert(seat, bot)
     spec = MatchSpec(
         f"validation-{package.sha256[:12]}",
-        BHOOS if package.protocol == "bhoos-http" else PAGAT,
+        package.speaks.rules,
         seed=secret_seed(),
         games=1,
         clock=dataclasses.replace(Clock(), startup_ms=VALIDATION_STARTUP_MS),

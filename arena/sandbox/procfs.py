@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import time
@@ -94,6 +95,10 @@ def _signal_pid(pid: int, sig: int, still_member: Callable[[int], bool]) -> None
         os.close(pidfd)
 
 
+def _live_member(members: set[int], pid: int) -> bool:
+    return pid in members and _is_live(pid)
+
+
 def _kill_until_gone(members: Callable[[], list[int]], timeout: float = _KILL_TIMEOUT) -> bool:
     """SIGKILL everything ``members()`` lists until it lists nothing; True on success."""
     deadline = time.monotonic() + timeout
@@ -103,7 +108,7 @@ def _kill_until_gone(members: Callable[[], list[int]], timeout: float = _KILL_TI
             return True
         if time.monotonic() > deadline:
             return False
-        member_set = set(pids)
+        still_member = functools.partial(_live_member, set(pids))
         for pid in pids:
-            _signal_pid(pid, signal.SIGKILL, lambda p, s=member_set: p in s and _is_live(p))
+            _signal_pid(pid, signal.SIGKILL, still_member)
         time.sleep(0.01)

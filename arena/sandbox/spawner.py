@@ -11,11 +11,12 @@ import signal
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TypeVar
+from typing import Any, TypeVar
 
 _T = TypeVar("_T")
 
-_spawn_queue: queue.SimpleQueue[tuple[Callable[[], object], Future[object]]] = queue.SimpleQueue()
+# Each entry: a start and the future of its result (whatever it returns).
+_spawn_queue: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
 _spawn_thread: threading.Thread | None = None
 _spawn_lock = threading.Lock()
 
@@ -38,9 +39,9 @@ def _spawn(start: Callable[[], _T]) -> _T:
         thread = _spawn_thread
     if threading.current_thread() is thread:
         return start()
-    future: Future[object] = Future()
+    future: Future[_T] = Future()
     _spawn_queue.put((start, future))
-    return future.result()  # type: ignore[return-value]
+    return future.result()
 
 
 _PR_SET_PDEATHSIG = 1

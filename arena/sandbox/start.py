@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import os
 import platform
@@ -60,6 +59,7 @@ def _start(request: _LaunchRequest) -> SandboxedProcess:
                     request, copy or request.bot_dir, inner, env_extra, join, until_spawned
                 )
             else:
+                assert private_tmp is not None  # made above in every mode but bwrap
                 plan = _rlimits_plan(request, inner, env_extra, join, private_tmp)
             log_file, read_fd, write_fd = _log_pipe(request, undo)
             popen = _popen(plan, write_fd)
@@ -243,9 +243,9 @@ def _log_pipe(request: _LaunchRequest, undo: contextlib.ExitStack) -> tuple[Bina
 
 def _popen(plan: _ExecPlan, output_fd: int) -> subprocess.Popen[bytes]:
     """Fork ``plan`` from the spawner thread in a session of its own, output to ``output_fd``."""
-    return _spawn(
-        functools.partial(
-            subprocess.Popen,
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             plan.argv,
             stdin=subprocess.DEVNULL,
             stdout=output_fd,
@@ -257,4 +257,5 @@ def _popen(plan: _ExecPlan, output_fd: int) -> subprocess.Popen[bytes]:
             pass_fds=plan.pass_fds,
             preexec_fn=plan.preexec_fn,
         )
-    )
+
+    return _spawn(start)

@@ -86,8 +86,10 @@ def sweep_leftovers(policy: SandboxPolicy) -> int:
         return 0
     cleaned = 0
     for lock in sorted(lock_dir.glob("*.lock")):
-        uid = int(lock.stem) if lock.stem.isdigit() else None
-        fd = None if uid is None else _try_lock(lock_dir, uid)
+        if not lock.stem.isdigit():
+            continue
+        uid = int(lock.stem)
+        fd = _try_lock(lock_dir, uid)
         if fd is None:
             continue
         try:

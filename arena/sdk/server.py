@@ -14,6 +14,7 @@ from concurrent import futures
 
 import grpc
 
+from arena.game import Ruleset
 from arena.players.wire import PROTOCOL, event_from_proto, observation_from_proto, rules_from_proto
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
@@ -27,9 +28,9 @@ class _Servicer(pb_grpc.BotServicer):
         self.bot, self.done = bot, done
 
     def Play(
-        self, request_iterator: Iterator[pb.RefereeMessage], context
+        self, request_iterator: Iterator[pb.RefereeMessage], context: grpc.ServicerContext
     ) -> Iterator[pb.BotMessage]:
-        rules = None
+        rules: Ruleset | None = None
         try:
             for msg in request_iterator:
                 kind = msg.WhichOneof("kind")
@@ -50,7 +51,7 @@ class _Servicer(pb_grpc.BotServicer):
         finally:
             self.done.set()
 
-    def _decide(self, req: pb.DecisionRequest, rules) -> pb.DecisionReply:
+    def _decide(self, req: pb.DecisionRequest, rules: Ruleset) -> pb.DecisionReply:
         bot = self.bot
         bot.time_left_ms, bot.decision_ms, bot.game = (
             req.time_left_ms,

@@ -227,6 +227,8 @@ def find_bot_version(s: Session, ref: str | int) -> BotVersion:
     row = s.scalar(query.where(BotVersion.status == "valid").order_by(BotVersion.id.desc()))
     if row is None:
         latest = s.scalar(query.order_by(BotVersion.id.desc()))
+        if latest is None:
+            raise StoreError(f"bot {name!r} has no version yet")
         why = f" ({latest.reason})" if latest.reason else ""
         raise StoreError(
             f"bot {name!r} has no valid version yet: its latest, {latest.ref}, "

@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL, CursorResult, Result, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -47,6 +47,12 @@ PG_CONNECT_ARGS = {
 BACKOFF_S = (0.25, 2.0)  # first and longest pause between two tries while the database is away
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+def rowcount(result: Result[*tuple[Any, ...]]) -> int:
+    """How many rows an UPDATE or DELETE matched. ``Session.execute`` is typed to return a
+    plain ``Result`` whatever the statement; a DML statement's is a ``CursorResult``."""
+    return cast(CursorResult[*tuple[Any, ...]], result).rowcount
 
 
 def normalise_url(url: str) -> URL:

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import exists, insert, literal, select, update
 from sqlalchemy.orm import Session
 
+from arena.store.db import rowcount
 from arena.store.matches import Lease, held
 from arena.store.models import LiveRecord, Match, utcnow
 
@@ -32,7 +33,7 @@ def save_live_record(s: Session, lease: Lease, record: dict[str, Any]) -> bool:
     updated = s.execute(
         update(LiveRecord).where(LiveRecord.match_id == lease.match_id, current).values(values)
     )
-    if updated.rowcount == 1:
+    if rowcount(updated) == 1:
         return True
     columns = ["match_id", *values]
     row = select(Match.id, *(literal(v) for v in values.values())).where(held(lease))

@@ -21,6 +21,7 @@ from sqlalchemy import and_, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from arena.config import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS
+from arena.store.db import rowcount
 from arena.store.errors import StoreError
 from arena.store.models import MATCH_STATUSES, LiveRecord, Match, utcnow
 
@@ -97,8 +98,8 @@ def claim_match(
             started_at=now,
         )
     )
-    if claimed.rowcount == 1:
-        attempts = s.scalar(select(Match.attempts).where(Match.id == match_id))
+    if rowcount(claimed) == 1:
+        attempts = s.execute(select(Match.attempts).where(Match.id == match_id)).scalar_one()
         return Lease(match_id, token, worker[:128], attempts)
     _give_up_if_exhausted(s, match_id, now, max_attempts)
     return None
@@ -115,7 +116,7 @@ def _give_up_if_exhausted(s: Session, match_id: int, now: datetime, max_attempts
         .execution_options(synchronize_session="fetch")
         .values(status="failed", reason=reason[:MAX_REASON], finished_at=now, attempt_token=None)
     )
-    if failed.rowcount == 1:
+    if rowcount(failed) == 1:
         drop_live_record(s, match_id)
 
 
@@ -126,7 +127,7 @@ def renew_lease(s: Session, lease: Lease, lease_s: float = DEFAULT_LEASE_S) -> b
         .where(held(lease))
         .values(lease_expires_at=utcnow() + timedelta(seconds=lease_s))
     )
-    return renewed.rowcount == 1
+    return rowcount(renewed) == 1
 
 
 def held(lease: Lease):
@@ -164,7 +165,7 @@ def release_match(
             finished_at=utcnow() if status == "failed" else None,
         )
     )
-    if released.rowcount == 0:
+    if rowcount(released) == 0:
         return None
     drop_live_record(s, lease.match_id)
     return status
@@ -189,7 +190,7 @@ def mark_failed(s: Session, match_id: int, reason: str) -> bool:
             status="failed", reason=reason[:MAX_REASON], finished_at=utcnow(), attempt_token=None
         )
     )
-    if failed.rowcount == 0:
+    if rowcount(failed) == 0:
         get_match(s, match_id)  # raises for an unknown id
         return False
     drop_live_record(s, match_id)
@@ -203,7 +204,7 @@ def retry_failed(s: Session, tournament_id: int) -> int:
         .where(Match.tournament_id == tournament_id, Match.status == "failed")
         .values(status="pending", worker=None, attempts=0, finished_at=None)
     )
-    return retried.rowcount
+    return rowcount(retried)
 
 
 def progress(s: Session, tournament_id: int) -> dict[str, int]:

@@ -30,6 +30,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from arena.referee.match import DEFAULT_MAX_STRIKES
+
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -189,6 +191,8 @@ class Tournament(Base):
     name: Mapped[str] = mapped_column(String(128))
     ruleset: Mapped[dict[str, Any]]
     clock: Mapped[dict[str, Any]]
+    # The referee's strike limit (before 0011_max_strikes it was kept in ``clock``).
+    max_strikes: Mapped[int] = mapped_column(Integer, server_default=str(DEFAULT_MAX_STRIKES))
     deals_per_game: Mapped[int]
     games_per_match: Mapped[int]
     seed: Mapped[int] = mapped_column(BigInteger)

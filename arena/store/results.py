@@ -23,6 +23,7 @@ from sqlalchemy import func, insert, literal_column, select, update
 from sqlalchemy.orm import Session
 
 from arena.referee.result import FORFEIT, MatchResult
+from arena.store.db import rowcount
 from arena.store.errors import StoreError
 from arena.store.matches import Lease, count_late_result, drop_live_record, get_match
 from arena.store.models import (
@@ -110,7 +111,7 @@ def _finish(s: Session, lease: Lease, wall_seconds: float, unsandboxed: bool) ->
     )
     if s.get_bind().dialect.update_returning:  # one round trip instead of two
         return s.execute(finish.returning(Match.seats)).scalar_one_or_none()
-    if s.execute(finish).rowcount == 0:
+    if rowcount(s.execute(finish)) == 0:
         return None
     return s.scalar(select(Match.seats).where(Match.id == lease.match_id))
 

@@ -32,7 +32,7 @@ def storage_used(s: Session, owner_id: int) -> int:
     """Bytes of the archives counting toward ``owner_id``'s quota (see the module)."""
     owned = _owned_archives(owner_id)
     query = select(func.coalesce(func.sum(BotArchive.size), 0)).where(BotArchive.sha256.in_(owned))
-    return int(s.scalar(query))
+    return int(s.execute(query).scalar_one())
 
 
 def check_quota(s: Session, owner_id: int, size: int, quota: int) -> None:
@@ -72,8 +72,9 @@ def free_rejected_archives(
     if freed:
         digests = [digest for digest, _ in freed]
         s.execute(delete(BotArchive).where(BotArchive.sha256.in_(digests)))
-        for digest in digests if blobs is not None else ():
-            blobs.discard(digest)
+        if blobs is not None:
+            for digest in digests:
+                blobs.discard(digest)
     return freed
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.game.rules import Ruleset
-from arena.ratings import DEFAULT_MODEL, MODELS
 from arena.store.errors import StoreError
 from arena.store.models import (
     TOURNAMENT_STATUSES,
@@ -20,8 +18,6 @@ from arena.store.models import (
 )
 
 MAX_SEED = 2**63  # seeds are signed 64-bit columns; derive_seed gives 63 bits
-# The referee clock plus the strike limit of its failure policy, all whole numbers.
-_CLOCK_KEYS = {"decision_ms", "bank_ms", "startup_ms", "max_strikes"}
 
 # (table index, entrant index in each seat, match seed)
 TableSpec = tuple[int, tuple[int, int, int, int], int]
@@ -29,45 +25,21 @@ TableSpec = tuple[int, tuple[int, int, int, int], int]
 
 def create_tournament(
     s: Session,
-    name: str,
-    ruleset: dict[str, Any],
-    clock: dict[str, Any],
-    deals_per_game: int,
-    games_per_match: int,
-    seed: int,
+    settings: Mapping[str, Any],
     entries: Sequence[BotVersion],
     tables: Sequence[TableSpec],
-    *,
-    rating_model: str = DEFAULT_MODEL,
-    adaptive_matches: int = 0,
-    adaptive_top: int | None = None,
-    allow_same_owner: bool = False,
 ) -> Tournament:
     """A draft tournament with its entrants and one pending match per table.
 
-    ``entries[i]`` becomes entrant ``i``. Seats in ``tables`` are entrant indices (what a
-    scheduler works with); they are stored on the match as bot_version ids, the referee's
-    entrant order. Fewer than 4 entrants: add house bots to ``entries`` first.
-    ``adaptive_matches`` extra matches are scheduled once ``tables`` are played (see
-    ``arena.tournaments.extend``). ``allow_same_owner``: the organiser lets two bots of one
-    owner share a table (the schedulers' business; stored for later extensions).
+    ``settings`` are its columns, checked where they are made (``TournamentSpec.columns()``,
+    ``arena.tournaments.spec``, the one place that checks them); missing ones take the
+    columns' defaults. ``entries[i]`` becomes entrant ``i``. Seats in ``tables`` are entrant
+    indices (what a scheduler works with); they are stored on the match as bot_version ids,
+    the referee's entrant order. Fewer than 4 entrants: add house bots to ``entries`` first.
     """
-    _check_settings(name, ruleset, clock, deals_per_game, games_per_match, seed)
-    _check_rating(rating_model, adaptive_matches, adaptive_top)
     ids = _check_entries(entries)
     matches = _match_rows(tables, ids)
-    tournament = Tournament(
-        name=name,
-        ruleset=dict(ruleset),
-        clock=dict(clock),
-        deals_per_game=deals_per_game,
-        games_per_match=games_per_match,
-        seed=seed,
-        rating_model=rating_model,
-        adaptive_matches=adaptive_matches,
-        adaptive_top=adaptive_top,
-        allow_same_owner=allow_same_owner,
-    )
+    tournament = Tournament(**settings)
     s.add(tournament)
     s.flush()
     s.add_all(
@@ -79,40 +51,6 @@ def create_tournament(
     s.add_all(matches)
     s.flush()
     return tournament
-
-
-def _check_settings(
-    name: str, ruleset: dict, clock: dict, deals: int, games: int, seed: int
-) -> None:
-    if not name.strip() or len(name) > 128:
-        raise StoreError("a tournament name must be 1-128 characters")
-    try:
-        rules = Ruleset.from_dict(ruleset)
-    except (TypeError, ValueError) as exc:
-        raise StoreError(f"tournament {name!r}: bad ruleset ({exc})") from None
-    if rules.deals_per_game != deals:
-        raise StoreError(
-            f"tournament {name!r}: deals_per_game {deals} differs from the ruleset's "
-            f"{rules.deals_per_game}; set it in the ruleset"
-        )
-    unknown = set(clock) - _CLOCK_KEYS
-    if unknown or not all(isinstance(v, int) and v >= 0 for v in clock.values()):
-        raise StoreError(
-            f"tournament {name!r}: the clock takes whole numbers (>= 0) for "
-            f"{', '.join(sorted(_CLOCK_KEYS))}, got {clock}"
-        )
-    if games < 1:
-        raise StoreError(f"tournament {name!r}: games_per_match must be at least 1")
-    _check_seed(seed, f"tournament {name!r}")
-
-
-def _check_rating(model: str, adaptive_matches: int, adaptive_top: int | None) -> None:
-    if model not in MODELS:
-        raise StoreError(f"unknown rating model {model!r}; known: {', '.join(MODELS)}")
-    if adaptive_matches < 0:
-        raise StoreError(f"adaptive extra matches cannot be negative, not {adaptive_matches}")
-    if adaptive_top is not None and adaptive_top < 2:
-        raise StoreError(f"the places to separate must be at least 2, not {adaptive_top}")
 
 
 def add_matches(s: Session, tournament_id: int, tables: Sequence[TableSpec]) -> list[Match]:

@@ -26,17 +26,17 @@ def take_slot(s: Session, user_id: int, filename: str, limit: int, now: datetime
     user = s.scalar(select(User).where(User.id == user_id).with_for_update())
     if user is None:
         raise SubmissionError(f"no user with id {user_id}", 403)
-    used = s.scalar(
+    used = s.execute(
         select(func.count())
         .select_from(Submission)
         .where(Submission.user_id == user_id, Submission.created_at > now - WINDOW)
-    )
+    ).scalar_one()
     if used >= limit:
-        oldest = s.scalar(
+        oldest = s.execute(
             select(func.min(Submission.created_at)).where(
                 Submission.user_id == user_id, Submission.created_at > now - WINDOW
             )
-        )
+        ).scalar_one()
         wait = _minutes_until(oldest + WINDOW, now)
         raise SubmissionError(
             f"{limit} uploads per hour is the limit; try again in {wait} minute(s)", 429

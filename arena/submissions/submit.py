@@ -70,7 +70,7 @@ def submit_version(
         version_id, status = _within_quota(db, runtime, user_id, lambda: store(clock()))
     except SubmissionError as exc:
         with db.session() as s:
-            s.get(Submission, slot).error = str(exc)
+            s.get_one(Submission, slot).error = str(exc)
         raise
     if status == "pending":
         validate(version_id, manifest)
@@ -113,7 +113,7 @@ def _store(
             check_owner(s, user_id, manifest["name"])
             quota = runtime.settings.storage_quota
             version = add_bot_version(s, runtime.blobs, data, manifest, owner=user, quota=quota)
-            s.get(Submission, slot).bot_version_id = version.id
+            s.get_one(Submission, slot).bot_version_id = version.id
             if version.status == "pending":  # validated (again) from now: the sweep waits
                 version.validation_started_at = now
             return version.id, version.status

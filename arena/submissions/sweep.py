@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 
 from arena.store import BotVersion, Database
+from arena.store.db import rowcount
 from arena.store.models import utcnow
 from arena.submissions.validation import Validator, validation_pool
 
@@ -61,12 +62,14 @@ def requeue_stale(
 def _claim(db: Database, version_id: int, cutoff: datetime, now: datetime) -> dict | None:
     """The version's manifest if this call moved its start to ``now``, else None."""
     with db.session() as s:
-        claimed = s.execute(
-            update(BotVersion)
-            .where(BotVersion.id == version_id, _lost(cutoff))
-            .values(validation_started_at=now)
-            .execution_options(synchronize_session=False)
-        ).rowcount
+        claimed = rowcount(
+            s.execute(
+                update(BotVersion)
+                .where(BotVersion.id == version_id, _lost(cutoff))
+                .values(validation_started_at=now)
+                .execution_options(synchronize_session=False)
+            )
+        )
         if claimed != 1:
             return None
         return s.scalar(select(BotVersion.manifest).where(BotVersion.id == version_id))

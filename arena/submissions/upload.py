@@ -8,7 +8,7 @@ import json
 import re
 import shlex
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -79,7 +79,9 @@ def _manifest_of(fields: Mapping[str, object]) -> dict:
     unknown = set(fields) - set(FIELDS)
     if unknown:
         raise SubmissionError(f"unknown form fields: {', '.join(sorted(unknown))}")
-    manifest = {key: str(fields[key]).strip() for key in FIELDS if fields.get(key)}
+    manifest: dict[str, object] = {
+        key: str(fields[key]).strip() for key in FIELDS if fields.get(key)
+    }
     command = fields.get("command")
     if isinstance(command, str):
         try:
@@ -88,6 +90,8 @@ def _manifest_of(fields: Mapping[str, object]) -> dict:
             raise SubmissionError(f"the form: command cannot be split into words ({exc})") from None
     if not command:
         raise SubmissionError('the form: command is required, e.g. "python3 bot.py"')
+    if not isinstance(command, Iterable):
+        raise SubmissionError("the form: command must be text or a list of words")
     manifest["command"] = [str(word) for word in command]
     return manifest
 

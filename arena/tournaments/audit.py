@@ -8,6 +8,7 @@ shared a table, for an organiser who suspects bots of different accounts.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -45,7 +46,10 @@ def audit_report(s: Session, tournament_id: int | None, all_pairs: bool = False)
     """The audit of one tournament's finished matches (``None``: of every tournament)."""
     rows = game_rows(s, tournament_id)
     ids = {line.bot_version_id for line in rows.lines}
-    versions = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(ids)))}
+    # keyed as the audit's findings name bots: by any hashable (here the version id)
+    versions: dict[Hashable, BotVersion] = {
+        v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(ids)))
+    }
     seatings = (
         Seating(g.match_id, g.game_index, g.bot_version_id, g.seat, g.points / 10, g.deals)
         for g in rows.lines

@@ -66,7 +66,7 @@ def _start_queued(db: Database, tournament_id: int, queue: MatchQueue) -> Tourna
     _record(db, tournament_id, "celery", None)
     queue.send(db, tournament_id)
     with db.session(read_only=True) as s:
-        return s.get(TournamentRun, tournament_id)
+        return s.get_one(TournamentRun, tournament_id)
 
 
 def _start_process(db: Database, runtime: Runtime, tournament_id: int) -> TournamentRun:
@@ -111,6 +111,7 @@ def stop_run(db: Database, tournament_id: int) -> TournamentRun:
         if run.backend == "embedded":
             if run.host != socket.gethostname()[:128]:
                 raise StoreError(f"tournament {tournament_id} runs on {run.host}: stop it there")
+            assert run.pid is not None  # an embedded run records its process group
             with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
                 os.killpg(run.pid, signal.SIGINT)
         else:

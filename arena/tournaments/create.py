@@ -3,109 +3,93 @@
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Sequence
-from dataclasses import asdict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.game import Ruleset
-from arena.house.names import parse_house
-from arena.players.bhoos.wire import plays_bhoos
-from arena.ratings import DEFAULT_MODEL
-from arena.referee import Clock, secret_seed
+from arena.bots.protocols import protocol_of
+from arena.house.names import house_name, parse_house
+from arena.referee import secret_seed
 from arena.registry import house_version
 from arena.runtime import Runtime
 from arena.store import (
     BotVersion,
     Database,
     StoreError,
+    TableSpec,
     Tournament,
     User,
     create_tournament,
     find_bot_version,
 )
-from arena.text import plural
 from arena.tournaments.owners import seating_problem
-from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, DEFAULT_MAX_TABLES, schedule
+from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, Table, schedule, seat_numbers
+from arena.tournaments.spec import TournamentSpec
 
 
-def new_tournament(
-    db: Database,
-    runtime: Runtime,
-    bot_refs: Sequence[str],
-    *,
-    rules: Ruleset,
-    games_per_match: int = 4,
-    seed: int | None = None,
-    clock: Clock | None = None,
-    max_strikes: int = 3,
-    tables: int | None = None,
-    max_tables: int = DEFAULT_MAX_TABLES,
-    name: str = "",
-    public_deals: bool = False,
-    rating_model: str = DEFAULT_MODEL,
-    adaptive_matches: int = 0,
-    adaptive_top: int | None = None,
-    allow_same_owner: bool = False,
-) -> Tournament:
-    """``bot_refs`` name valid bot versions (``name``, ``name@version`` or an id) or house
-    bots (``house:heuristic``, ``house:random``). ``seed`` decides the seating only; every
-    match's deals get a secret seed of their own. ``public_deals`` derives them from ``seed``
-    instead, so the same call repeats the same tournament (``arena demo``): anyone knowing
-    the seed knows every hand, so never for a contest. ``adaptive_matches``: extra matches
-    where the ranking is unsure once the scheduled ones are played
-    (``arena.tournaments.extend``), separating the first ``adaptive_top`` places (None: all).
-    Two bots of one owner never share a table unless ``allow_same_owner``."""
-    if not bot_refs:
+def new_tournament(db: Database, runtime: Runtime, spec: TournamentSpec) -> Tournament:
+    """Create the tournament ``spec`` describes (``arena.tournaments.spec``): its entrants
+    (``spec.bots``: valid bot versions or house bots), the tables the scheduler plans for
+    them, seated from ``spec.seed``, and its settings, all stored at once or not at all.
+    Fewer than 4 entrants are joined by house bots; two bots of one owner never share a
+    table unless ``spec.allow_same_owner``."""
+    if not spec.bots:
         raise StoreError("a tournament needs at least one entrant (--bots)")
-    seed = random.randrange(2**31) if seed is None else seed
-    entrants = _resolve(db, runtime, bot_refs)
-    for ref, version in zip(bot_refs, entrants, strict=True):
-        if version.manifest.get("protocol") == "bhoos-http" and not plays_bhoos(rules):
-            raise StoreError(
-                f"{ref} is a Bhoos HTTP bot: it plays the bhoos rules only, not {rules.name}"
-            )
-    # A house bot already entered (as house:x, by its name or its id) never fills a seat too.
-    entered = {v.bot.name for v in entrants if "house" in v.manifest}
-    spare = [h for h in DEFAULT_HOUSE_BOTS if parse_house(h).stored_name not in entered]
-    names = [str(v.id) for v in entrants]
-    with db.session(read_only=True) as s:
-        owners = {} if allow_same_owner else entrant_owners(s, entrants)
-    problem = seating_problem(names, owners, {str(v.id): v.ref for v in entrants})
-    if problem:
-        raise StoreError(problem)
-    plan = schedule(
-        names, seed, tables=tables, max_tables=max_tables, house_bots=spare, owners=owners
-    )
-    seated = {name for table in plan for name in table.seats}
-    fills = sorted(seated - {str(v.id) for v in entrants})
-    entries = entrants + [house_version(db, runtime, f) for f in fills]
-    index = {str(v.id): i for i, v in enumerate(entrants)}
-    index.update({f: len(entrants) + i for i, f in enumerate(fills)})
-    specs = [
-        (t.index, tuple(index[n] for n in t.seats), _deal_seed(seed, t.index, public_deals))
-        for t in plan
-    ]
-    clock_data = asdict(clock or Clock()) | {"max_strikes": max_strikes}
+    spec = spec.resolved()
+    entrants = _resolve(db, runtime, spec.bots)
+    for ref, version in zip(spec.bots, entrants, strict=True):
+        protocol = protocol_of(version.manifest)
+        if why := protocol.refusal(spec.rules):
+            raise StoreError(f"{ref} is a {protocol.title}: {why}, not {spec.rules.name}")
+    entries, tables = _seat(db, runtime, spec, entrants)
     with db.session() as s:
         entries = [s.merge(v) for v in entries]
-        return create_tournament(
-            s,
-            name or f"{plural(len(entrants), 'bot')}, {rules.name}, seed {seed}",
-            rules.to_dict(),
-            clock_data,
-            rules.deals_per_game,
-            games_per_match,
-            seed,
-            entries,
-            specs,
-            rating_model=rating_model,
-            adaptive_matches=adaptive_matches,
-            adaptive_top=adaptive_top,
-            allow_same_owner=allow_same_owner,
-        )
+        return create_tournament(s, spec.columns(), entries, tables)
+
+
+def _seat(
+    db: Database, runtime: Runtime, spec: TournamentSpec, entrants: list[BotVersion]
+) -> tuple[list[BotVersion], list[TableSpec]]:
+    """Every entrant, then the house bots filling empty seats, and the scheduled tables as
+    indices into them, each with its deal seed."""
+    names = [str(v.id) for v in entrants]
+    assert spec.seed is not None  # resolved
+    plan = schedule(
+        names,
+        spec.seed,
+        tables=spec.tables,
+        max_tables=spec.max_tables,
+        house_bots=_spare_house_bots(entrants),
+        owners=_owners(db, spec, entrants),
+    )
+    fills = sorted({name for table in plan for name in table.seats} - set(names))
+    index = {name: i for i, name in enumerate(names + fills)}
+    tables = [_table(t, index, spec.seed, spec.public_deals) for t in plan]
+    return entrants + [house_version(db, runtime, f) for f in fills], tables
+
+
+def _owners(db: Database, spec: TournamentSpec, entrants: list[BotVersion]) -> dict[str, str]:
+    """The entrants' owners the scheduler keeps apart (none when the organiser allows
+    same-owner tables); entrants no table could seat apart are refused."""
+    with db.session(read_only=True) as s:
+        owners = {} if spec.allow_same_owner else entrant_owners(s, entrants)
+    refs = {str(v.id): v.ref for v in entrants}
+    if problem := seating_problem(list(refs), owners, refs):
+        raise StoreError(problem)
+    return owners
+
+
+def _spare_house_bots(entrants: list[BotVersion]) -> list[str]:
+    """The house bots that may fill empty seats: one already entered (as house:x, by its
+    name or its id) never fills a seat too."""
+    entered = {v.bot.name for v in entrants if "house" in v.manifest}
+    return [h for h in DEFAULT_HOUSE_BOTS if house_name(h).stored_name not in entered]
+
+
+def _table(table: Table, index: dict[str, int], seed: int, public: bool) -> TableSpec:
+    """A planned table as the store takes it: entrant indices and the deal seed."""
+    return table.index, seat_numbers(table.seats, index), _deal_seed(seed, table.index, public)
 
 
 def entrant_owners(s: Session, versions: Sequence[BotVersion]) -> dict[str, str]:

@@ -16,8 +16,9 @@ import logging
 import re
 from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import exists, or_, select, update
+from sqlalchemy import ColumnElement, exists, or_, select, update
 
 from arena.store import BotVersion, Database, Match, Tournament, progress
 from arena.store.matches import claimable
@@ -38,10 +39,16 @@ Send = Callable[[int, str], object]  # send match id's job to a queue
 def queue_for(manifests: list[dict]) -> str:
     """The queue of a match: the one of the runtime its bots need beyond Python."""
     for manifest in manifests:
-        family = re.match(r"[a-z]*", str(manifest.get("runtime", "")).lower()).group()
+        family = _family(str(manifest.get("runtime", "")).lower())
         if family not in ("", "python"):
             return RUNTIME_QUEUES.get(family, f"{DEFAULT_QUEUE}.{family}")
     return DEFAULT_QUEUE
+
+
+def _family(runtime: str) -> str:
+    """``node20`` → ``node``: the runtime's leading letters."""
+    letters = re.match(r"[a-z]*", runtime)
+    return letters.group() if letters else ""
 
 
 def recovery_every_s(lease_s: float) -> float:
@@ -61,7 +68,7 @@ def matches_to_send(
     The mark is a conditional UPDATE: two senders at once (two beats, a follower and a
     worker) send each match once."""
     now = utcnow()
-    due = Match.queued_at.is_(None)
+    due: ColumnElement[bool] = Match.queued_at.is_(None)
     if resend_after_s is not None:
         due = or_(due, Match.queued_at < now - timedelta(seconds=resend_after_s))
     with db.session() as s:
@@ -72,7 +79,7 @@ def matches_to_send(
         ).all()
         needed = {v for _, seats, _ in rows for v in seats}
         query = select(BotVersion.id, BotVersion.manifest).where(BotVersion.id.in_(needed))
-        manifests = dict(s.execute(query).all())
+        manifests: dict[int, dict[str, Any]] = dict(s.execute(query).all())
         queues = {m: queue_for([manifests[v] for v in seats]) for m, seats, _ in rows}
         idle_now: dict[str, bool] = {}
 

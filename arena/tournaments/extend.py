@@ -20,6 +20,7 @@ from arena.store import Database, Match, StoreError, add_matches, game_rows, get
 from arena.store.tournaments import lock_tournament
 from arena.tournaments.adaptive import SEATS, Ranked, extra_tables
 from arena.tournaments.create import entrant_owners
+from arena.tournaments.schedule import seat_numbers
 
 ADAPTIVE_ROUND = 4  # matches per round of a create-time budget, refitted between rounds
 
@@ -88,5 +89,5 @@ def _extend(s: Session, tournament_id: int, matches: int, top: int | None) -> li
     except ValueError as exc:
         raise StoreError(str(exc)) from None
     index = {str(bot): i for i, bot in enumerate(entrants)}
-    specs = [(0, tuple(index[name] for name in table), secret_seed()) for table in tables]
+    specs = [(0, seat_numbers(table, index), secret_seed()) for table in tables]
     return add_matches(s, tournament_id, specs)

@@ -19,8 +19,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena.game import Ruleset
-from arena.referee import Clock, MatchResult, MatchSpec
+from arena.referee import MatchResult, MatchSpec
 from arena.referee.match import Referee
 from arena.registry import player_for
 from arena.runtime import Runtime
@@ -38,6 +37,7 @@ from arena.store import (
 )
 from arena.store.db import database_down, outage_text
 from arena.tournaments.background import run_under_way
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot_if_due
 from arena.tournaments.stopping import Stopped, checkpoint, shielded, stop_soon, stoppable
 
@@ -52,17 +52,15 @@ def match_spec(db: Database, match_id: int) -> tuple[MatchSpec, list[BotVersion]
     with db.session(read_only=True) as s:
         match = get_match(s, match_id)
         tournament = get_tournament(s, match.tournament_id)
-        versions = [s.get(BotVersion, v) for v in match.seats]
-        clock = dict(tournament.clock)
-    rules = Ruleset.from_dict(tournament.ruleset).with_(deals_per_game=tournament.deals_per_game)
-    strikes = clock.pop("max_strikes", 3)
+        versions = [s.get_one(BotVersion, v) for v in match.seats]
+        settings = TournamentSpec.from_row(tournament)
     spec = MatchSpec(
         f"t{tournament.id}-m{match_id}",
-        rules,
+        settings.rules,
         match.seed,
-        tournament.games_per_match,
-        Clock(**clock),
-        strikes,
+        settings.games_per_match,
+        settings.clock,
+        settings.max_strikes,
     )
     return spec, versions
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from math import ceil, comb
 
@@ -199,6 +199,12 @@ def _house_seatings(names: list[str], house: list[str], count: int, rng: Rng) ->
 def _seats(bots: list[str]) -> Seats:
     a, b, c, d = bots
     return a, b, c, d
+
+
+def seat_numbers(seats: Seats, number: Mapping[str, int]) -> tuple[int, int, int, int]:
+    """A table's seats as the numbers ``number`` gives their bots."""
+    a, b, c, d = seats
+    return number[a], number[b], number[c], number[d]
 
 
 def _check_entrants(entrants: Sequence[str]) -> list[str]:

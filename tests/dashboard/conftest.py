@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from sqlalchemy import select
@@ -18,7 +18,7 @@ from sqlalchemy import select
 from arena.config import Settings
 from arena.game import PAGAT
 from arena.readmodels.cache import CACHE
-from arena.referee import play_match
+from arena.referee import Clock, play_match
 from arena.registry import player_for
 from arena.runtime import Runtime
 from arena.store import (
@@ -31,6 +31,7 @@ from arena.store import (
     record_result,
 )
 from arena.tournaments.run import match_spec, play_stored_match, run_match
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot
 from dashboard import create_app
 from tests.store import conftest as store_fixtures
@@ -86,7 +87,9 @@ def fill(db: Database, runtime: Runtime) -> Site:
             for name, kind in BOTS
         ]
         tables = [(i, (0, 1, 2, 3), 100 + i) for i in range(5)]
-        t = create_tournament(s, "cup <i>", RULES.to_dict(), CLOCK, 2, 2, 7, versions, tables)
+        spec = TournamentSpec(name="cup <i>", rules=RULES, games_per_match=2, seed=7)
+        spec = replace(spec, clock=Clock(**CLOCK))
+        t = create_tournament(s, spec.columns(), versions, tables)
         query = select(Match.id).where(Match.tournament_id == t.id).order_by(Match.id)
         matches = list(s.scalars(query))
         bots = {v.bot.name: v.bot_id for v in versions}

@@ -16,6 +16,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from werkzeug.serving import make_server
 from arena.cli import main
 from arena.config import Settings
 from arena.readmodels.cache import CACHE
+from arena.referee import Clock
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy
 from arena.store import (
@@ -37,6 +39,7 @@ from arena.store import (
     upgrade,
 )
 from arena.tournaments.run import run_match
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot
 from dashboard import create_app
 from tests.dashboard.conftest import CLOCK, RULES, XSS, fill
@@ -107,7 +110,9 @@ def live_tournament(db: Database) -> int:
     tables = [(i, tuple((i + k) % 4 for k in range(4)), 300 + i) for i in range(4)]
     with db.session() as s:
         versions = list(s.scalars(select(BotVersion).order_by(BotVersion.id)))
-        t = create_tournament(s, "live cup", RULES.to_dict(), CLOCK, 2, 2, 9, versions, tables)
+        spec = TournamentSpec(name="live cup", rules=RULES, games_per_match=2, seed=9)
+        spec = replace(spec, clock=Clock(**CLOCK))
+        t = create_tournament(s, spec.columns(), versions, tables)
         set_tournament_status(s, t.id, "running")
         return t.id
 

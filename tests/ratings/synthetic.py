@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from arena.ratings import bt
-from arena.ratings.fit import ELO_CENTER, ELO_SCALE, Rating
+from arena.ratings.games import ELO_CENTER, ELO_SCALE, Rating
 
 Game = dict[int, float]
 
@@ -54,7 +54,8 @@ def points_games(
 
 def elo_from_strength(strength: np.ndarray) -> np.ndarray:
     """Centred Elo of Bradley–Terry log-odds strengths."""
-    return ELO_CENTER + ELO_SCALE * (strength - strength.mean())
+    elo: np.ndarray = ELO_CENTER + ELO_SCALE * (strength - strength.mean())
+    return elo
 
 
 def population_elo(

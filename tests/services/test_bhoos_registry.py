@@ -14,6 +14,7 @@ from arena.game import BHOOS, PAGAT
 from arena.registry import player_for, register_bot
 from arena.store import StoreError, Tournament
 from arena.tournaments.create import new_tournament
+from arena.tournaments.spec import TournamentSpec
 from tests.services.conftest import SAMPLE_BOTS, counts, valid_bot
 from tests.support import need
 
@@ -40,7 +41,7 @@ def test_a_tournament_takes_a_bhoos_bot_only_under_the_bhoos_rules(db, store_run
     valid_bot(db, store_runtime, SAMPLE_BOTS / "bhoos_lowcard")
     valid_bot(db, store_runtime, SAMPLE_BOTS / "random")
     with pytest.raises(StoreError, match=r"bhoos-lowcard is a Bhoos HTTP bot: .* not pagat"):
-        new_tournament(db, store_runtime, ["bhoos-lowcard", "random"], rules=PAGAT)
+        new_tournament(db, store_runtime, TournamentSpec(["bhoos-lowcard", "random"], PAGAT))
     assert counts(db, (Tournament,)) == {"tournaments": 0}
-    created = new_tournament(db, store_runtime, ["bhoos-lowcard", "random"], rules=BHOOS)
+    created = new_tournament(db, store_runtime, TournamentSpec(["bhoos-lowcard", "random"], BHOOS))
     assert created.ruleset["name"] == "bhoos"

@@ -39,6 +39,7 @@ from arena.tournaments import executor, run
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.run import run_match
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import standings
 from tests.services.conftest import (
     BAD_BOTS,
@@ -63,7 +64,8 @@ def tournament(
     tables: int | None = None,
 ) -> int:
     rules = PAGAT.with_(deals_per_game=deals)
-    t = new_tournament(db, runtime, refs, rules=rules, games_per_match=games, seed=5, tables=tables)
+    spec = TournamentSpec(refs, rules, games_per_match=games, seed=5, tables=tables)
+    t = new_tournament(db, runtime, spec)
     return t.id
 
 

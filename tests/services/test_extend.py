@@ -24,6 +24,7 @@ from arena.store import (
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import ADAPTIVE_ROUND, extend_tournament
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import standings
 from tests.services.conftest import house_entrant
 from tests.services.test_executor import (
@@ -47,7 +48,7 @@ def create(db: Database, runtime: Runtime, **options) -> int:
     rules = PAGAT.with_(deals_per_game=1)
     refs = [*HOUSE, *EXTRA]
     options = {"games_per_match": 4, "seed": 3, "tables": 6, **options}
-    return new_tournament(db, runtime, refs, rules=rules, **options).id
+    return new_tournament(db, runtime, TournamentSpec(refs, rules, **options)).id
 
 
 def stored(db: Database, tournament_id: int) -> Tournament:
@@ -139,7 +140,8 @@ def test_extra_matches_seat_no_two_bots_of_one_owner_unless_allowed(db, store_ru
     rules = PAGAT.with_(deals_per_game=1)
 
     def ann_bots_per_table(allow: bool) -> list[int]:
-        tid = new_tournament(db, store_runtime, refs, rules=rules, allow_same_owner=allow).id
+        spec = TournamentSpec(refs, rules, allow_same_owner=allow)
+        tid = new_tournament(db, store_runtime, spec).id
         extend_tournament(db, tid, 8)
         with db.session(read_only=True) as s:
             query = select(BotVersion.id).join(Bot).where(Bot.owner_id == ann.id)

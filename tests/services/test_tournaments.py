@@ -25,6 +25,7 @@ from arena.store import (
 )
 from arena.tournaments.create import new_tournament
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS, schedule
+from arena.tournaments.spec import TournamentSpec
 from tests.services.conftest import counts, fake_bot
 
 RULES = PAGAT.with_(deals_per_game=2)
@@ -51,7 +52,7 @@ def bots(db: Database, store_runtime: Runtime) -> dict[str, BotVersion]:
 
 def create(db: Database, runtime: Runtime, refs, **options) -> Tournament:
     options = {"rules": RULES, "games_per_match": 2, "seed": SEED, **options}
-    return new_tournament(db, runtime, refs, **options)
+    return new_tournament(db, runtime, TournamentSpec(refs, **options))
 
 
 def entries_of(db: Database, tournament_id: int) -> list[int]:
@@ -99,7 +100,7 @@ def test_entrants_by_name_version_id_and_house_bot(db, store_runtime, bots):
     assert (t.name, t.status, t.seed) == (f"5 bots, {RULES.name}, seed {SEED}", "draft", SEED)
     assert (t.deals_per_game, t.games_per_match) == (2, 2)
     assert t.ruleset == RULES.to_dict()
-    assert t.clock == asdict(Clock()) | {"max_strikes": 3}
+    assert (t.clock, t.max_strikes) == (asdict(Clock()), 3)
     # 5 entrants: every 4 of them once, exactly as the scheduler planned it.
     assert tables_of(db, t.id) == expected_tables(db, store_runtime, ids)
     assert len(tables_of(db, t.id)) == 5
@@ -121,7 +122,7 @@ def test_the_options_are_stored(db, store_runtime, bots):
     clock = Clock(decision_ms=300, bank_ms=2000, startup_ms=9000)
     refs = ["alpha", "beta", "gamma", "delta"]
     t = create(db, store_runtime, refs, clock=clock, max_strikes=5, tables=3, name="cup")
-    assert (t.name, t.clock) == ("cup", asdict(clock) | {"max_strikes": 5})
+    assert (t.name, t.clock, t.max_strikes) == ("cup", asdict(clock), 5)
     ids = entries_of(db, t.id)
     assert tables_of(db, t.id) == expected_tables(db, store_runtime, ids, tables=3)
 

@@ -38,6 +38,7 @@ PG_URL = os.environ.get(
 )
 RULES = {"name": "pagat", "deals_per_game": 5}
 CLOCK = {"decision_ms": 1000, "bank_ms": 10_000, "startup_ms": 15_000}
+SETTINGS = {"name": "cup", "deals_per_game": 5, "games_per_match": 4, "seed": 7}
 
 
 def _pg_error(url: URL) -> str | None:
@@ -142,12 +143,7 @@ def make_tournament(
     with db.session() as s:
         return create_tournament(
             s,
-            "cup",
-            RULES,
-            CLOCK,
-            deals_per_game=5,
-            games_per_match=4,
-            seed=7,
+            {**SETTINGS, "ruleset": RULES, "clock": CLOCK},
             entries=list(versions),
             tables=[(0, (0, 1, 2, 3), 11)] if tables is None else tables,
         )

@@ -112,9 +112,9 @@ def test_what_counts_and_what_is_freed(db, tmp_path):
         replaced = add(alice, "a", "3", b"d" * 800)  # takes the rejected one's number
         entered = add(alice, "e", "1", b"e" * 1600)
         others = [add(bob, f"b{i}", "1", bytes([i]) * 10) for i in range(3)]
-        create_tournament(
-            s, "cup", RULES, CLOCK, 5, 4, 7, [entered, *others], [(0, (0, 1, 2, 3), 1)]
-        )
+        settings = {"name": "cup", "ruleset": RULES, "clock": CLOCK, "deals_per_game": 5}
+        settings |= {"games_per_match": 4, "seed": 7}
+        create_tournament(s, settings, [entered, *others], [(0, (0, 1, 2, 3), 1)])
         set_bot_status(s, entered, "rejected", "broken since")
         bobs_rejected = add(bob, "b9", "1", b"f" * 3200, "rejected")
         assert storage_used(s, alice.id) == 100 + 200 + 400 + 800 + 1600

@@ -9,13 +9,13 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from arena.cli import main
-from arena.game import PAGAT
 from arena.readmodels.entrants import entrant_choices
 from arena.registry import house_version
 from arena.store import Bot, BotVersion, StoreError, TournamentEntry, User, add_bot_version
 from arena.store.models import as_utc
 from arena.submissions import SubmissionError, set_retired
 from arena.tournaments.create import new_tournament
+from arena.tournaments.spec import TournamentSpec
 from dashboard import create_app
 from dashboard.api import SPEC
 from tests.dashboard.users import log_in, make_user, post_form
@@ -69,21 +69,21 @@ def test_the_owner_an_organiser_and_the_operator_may_retire_nobody_else(db, stor
 def test_a_retired_bot_is_offered_to_and_entered_in_no_new_tournament(db, store_runtime):
     old = _bot(db, store_runtime, "oldbot")
     new = _bot(db, store_runtime, "newbot")
-    tournament = new_tournament(db, store_runtime, ["oldbot", "newbot"], rules=PAGAT, seed=1)
+    tournament = new_tournament(db, store_runtime, TournamentSpec(["oldbot", "newbot"], seed=1))
     set_retired(db, "oldbot", True)
 
     with db.session(read_only=True) as s:
         assert "oldbot@1.0" not in entrant_choices(s) and "newbot@1.0" in entrant_choices(s)
     for ref in ("oldbot", "oldbot@1.0", str(old.id)):
         with pytest.raises(StoreError, match=r"oldbot was retired on .*arena bot restore oldbot"):
-            new_tournament(db, store_runtime, [ref, "newbot"], rules=PAGAT, seed=1)
+            new_tournament(db, store_runtime, TournamentSpec([ref, "newbot"], seed=1))
     with db.session(read_only=True) as s:  # the tournament it is in keeps it
         query = select(TournamentEntry.bot_version_id)
         entered = set(s.scalars(query.where(TournamentEntry.tournament_id == tournament.id)))
     assert {old.id, new.id} <= entered
 
     set_retired(db, "oldbot", False)
-    assert new_tournament(db, store_runtime, ["oldbot", "newbot"], rules=PAGAT, seed=1).id
+    assert new_tournament(db, store_runtime, TournamentSpec(["oldbot", "newbot"], seed=1)).id
 
 
 def test_the_bot_page_retires_and_restores_for_its_owner_only(db, store_runtime):

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from arena.game import PAGAT
 from arena.house import HeuristicBot, RandomBot
 from arena.players.inprocess import InProcessPlayer
-from arena.referee import play_match
+from arena.referee import Clock, play_match
 from arena.store import (
     BlobStore,
     Database,
@@ -30,10 +30,11 @@ from arena.store import (
     record_result,
 )
 from arena.tournaments.run import match_spec
+from arena.tournaments.spec import TournamentSpec
 
 PASSWORD = "correct horse battery"
 RULES = PAGAT.with_(deals_per_game=2)
-CLOCK = {"decision_ms": 1000, "bank_ms": 5000, "startup_ms": 5000}
+CLOCK = Clock(decision_ms=1000, bank_ms=5000, startup_ms=5000)
 # name, owner
 BOTS = (
     ("cheat", "alice"),
@@ -79,7 +80,8 @@ def fill(db: Database, blobs: BlobStore, matches: int = len(TABLES)) -> int:
         ]
         # every 4 of the 6 bots twice, the seating turned a seat each table
         tables = [(i, t[i % 4 :] + t[: i % 4], 1000 + i) for i, t in enumerate(TABLES)]
-        t = create_tournament(s, "audit", RULES.to_dict(), CLOCK, 2, 4, 7, versions, tables)
+        spec = TournamentSpec(name="audit", rules=RULES, games_per_match=4, clock=CLOCK, seed=7)
+        t = create_tournament(s, spec.columns(), versions, tables)
         query = select(Match.id).where(Match.tournament_id == t.id).order_by(Match.table_index)
         match_ids = list(s.scalars(query))
         tournament_id = t.id

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from arena.bots.runtimes import available_runtimes
 from arena.config import Settings
 from arena.runtime import Runtime
 from arena.sandbox.limits import DEFAULT_LIMITS, MiB
@@ -33,8 +34,10 @@ def test_limits_no_bot_can_start_under_are_refused_before_any_job(tmp_path: Path
     assert "\n" not in problem
 
 
-def test_a_queue_whose_runtime_is_missing_is_named(tmp_path: Path, monkeypatch) -> None:
+def test_a_queue_whose_runtime_is_missing_is_named(tmp_path: Path, monkeypatch, request) -> None:
     """The Node queue on a machine without node: its jobs would all fail to start."""
     monkeypatch.setattr("arena.bots.runtimes._node_major", lambda: None)
+    available_runtimes.cache_clear()  # found once per process: look again without node
+    request.addfinalizer(available_runtimes.cache_clear)
     problem = preflight(_runtime(tmp_path), ["arena", "arena.node"])
     assert problem is not None and problem.startswith("queue arena.node: ")

@@ -26,6 +26,7 @@ from arena.store import (
 )
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
+from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import standings
 from tests.services.conftest import BAD_BOTS, sample_copy, valid_bot
 from tests.services.test_executor import (
@@ -49,7 +50,8 @@ def bots(db: Database, runtime: Runtime, tmp_path: Path, source: Path, *names: s
 
 def create(db: Database, runtime: Runtime, refs: list[str], games: int = 2, deals: int = 1) -> int:
     rules = PAGAT.with_(deals_per_game=deals)
-    return new_tournament(db, runtime, refs, rules=rules, games_per_match=games, seed=7).id
+    spec = TournamentSpec(refs, rules, games_per_match=games, seed=7)
+    return new_tournament(db, runtime, spec).id
 
 
 def same_deals(db: Database, copy: int, of: int) -> None:

@@ -13,6 +13,7 @@ from arena.store import Database, Tournament
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import ADAPTIVE_ROUND, extend_tournament
+from arena.tournaments.spec import TournamentSpec
 from tests.services.test_executor import (
     HOUSE,
     assert_counted_once,
@@ -27,7 +28,7 @@ BOTS = [*HOUSE, "house:random#2", "house:heuristic#3"]
 def create(db: Database, runtime: Runtime, **options) -> int:
     rules = PAGAT.with_(deals_per_game=1)
     options = {"games_per_match": 2, "seed": 4, "tables": 5, **options}
-    return new_tournament(db, runtime, BOTS, rules=rules, **options).id
+    return new_tournament(db, runtime, TournamentSpec(BOTS, rules, **options)).id
 
 
 def test_a_budget_is_scheduled_and_sent_by_the_workers(

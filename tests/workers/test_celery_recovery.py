@@ -29,6 +29,7 @@ from arena.runtime import Runtime
 from arena.store import Database
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
+from arena.tournaments.spec import TournamentSpec
 from tests.services.conftest import BAD_BOTS
 from tests.services.test_executor import (
     HOUSE,
@@ -205,9 +206,8 @@ def outage(cluster_db: Database):
 
 def create_tables(db: Database, runtime: Runtime, refs: list[str], tables: int) -> int:
     rules = PAGAT.with_(deals_per_game=1)
-    return new_tournament(
-        db, runtime, refs, rules=rules, games_per_match=2, seed=7, tables=tables
-    ).id
+    spec = TournamentSpec(refs, rules, games_per_match=2, seed=7, tables=tables)
+    return new_tournament(db, runtime, spec).id
 
 
 def test_a_database_outage_mid_tournament_costs_nothing(

@@ -53,7 +53,8 @@ def broker_problem(connect: bool = True) -> str | None:
         return None
     try:
         with conn:
-            conn.ensure_connection(max_retries=1, interval_start=0.2)
+            # kombu takes seconds as a float; celery-types declares an int
+            conn.ensure_connection(max_retries=1, interval_start=0.2)  # type: ignore[arg-type]
     except Exception as exc:  # any failure means "no usable broker"
         return f"cannot reach the broker at {where} ({exc}); check ARENA_BROKER_URL"
     return None

@@ -100,7 +100,8 @@ def prepare(scratch: Path | None = None) -> Path | None:
     if pycache.is_dir():
         for entry in pycache.glob("*.nb[ic]"):  # every compiled module of the package
             shutil.copyfile(entry, target / entry.name)
-    numba.config.CACHE_DIR = str(root)
+    # numba's config module sets its settings at import, from the environment: undeclared
+    numba.config.CACHE_DIR = str(root)  # type: ignore[attr-defined]
     return root
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import h11
@@ -129,7 +129,7 @@ def _exchange(
         raise BotDied(f"{what}: connection lost ({exc.strerror or exc})") from None
 
 
-def _check_length(headers: list[tuple[bytes, bytes]], what: str) -> None:
+def _check_length(headers: Iterable[tuple[bytes, bytes]], what: str) -> None:
     """Refuse an announced body over the cap before reading any of it."""
     for name, value in headers:
         if name == b"content-length" and int(value) > MAX_BODY_BYTES:

@@ -28,7 +28,7 @@ def card_in(text: object) -> Card:
     """The contest's spelling (``1S``, ``TD``) as a card; anything else is a malformed reply."""
     if not (isinstance(text, str) and len(text) == 2):
         raise BadReply(f"not a card: {_short(text)} (expected e.g. '1S', 'TD', '2C')")
-    rank, suit = text
+    rank, suit = text[0], text[1]
     if rank not in _RANKS or suit not in _SUITS:
         raise BadReply(f"unknown card {_short(text)} (ranks 2-9 T J Q K 1, suits S H C D)")
     return parse_card(("A" if rank == "1" else rank) + suit)

@@ -1,8 +1,8 @@
 """The database's identity: one row holding a random id drawn here, which every job sent to
 the workers carries, so that a worker on another database refuses it.
 
-Revision ID: 0011_database_identity
-Revises: 0010_validation_turns
+Revision ID: 0012_database_identity
+Revises: 0011_max_strikes
 Create Date: 2026-12-04
 """
 
@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0011_database_identity"
-down_revision = "0010_validation_turns"
+revision = "0012_database_identity"
+down_revision = "0011_max_strikes"
 branch_labels = None
 depends_on = None
 
