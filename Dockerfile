@@ -1,4 +1,5 @@
-# One image for every platform service: the migration job, the workers and the dashboard.
+# One image for every platform service: the migration job, the beat, the workers and the
+# dashboard (docker-compose.yml; docs/deploy.md).
 FROM python:3.11-slim
 
 # bubblewrap and util-linux (prlimit, setpriv): the bot sandbox; nodejs: JavaScript bots.
@@ -11,6 +12,15 @@ COPY . /app
 RUN pip install --no-cache-dir /app \
     && (cd sample_bots/js_lowcard && npm ci --no-audit --no-fund --silent) \
     && chmod -R o+rX /app
+
+# The master bot's compiled search (30-44 s to compile against a 15-s start-up allowance),
+# built into the installed package, where each master seat copies it from into its sandbox.
+# numba keys the cache by CPU model: a worker host whose CPU differs from the build host's
+# compiles its own entries once, when its container starts (`arena setup`, the worker
+# service's first step), before it takes a job.
+RUN python -c "from arena.house.master.cache import warm; s, n = warm(); \
+print(f'master search cached: {n} kernels compiled in {s:.0f} s')" \
+    && chmod -R o+rX "$(python -c 'import arena.house as h, os; print(os.path.dirname(h.__file__))')"
 
 # Bot archives are fetched from the database; this is only each worker's cache and logs.
 ENV ARENA_DATA_DIR=/var/lib/arena

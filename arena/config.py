@@ -7,10 +7,12 @@ written here once, and a bad value is refused with a one-line reason."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import quote, urlsplit, urlunsplit
 
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
@@ -22,6 +24,13 @@ DEFAULT_MAX_ATTEMPTS = 3
 DEFAULT_LOGIN_LIMIT = (5, 20, 15 * 60)  # failures per account, per address, window (s)
 DEFAULT_SIGNUPS_PER_HOUR = 10  # per address
 DEFAULT_VISIBILITY_S = 2 * 3600  # Redis hands an unacknowledged job out again after this
+# Host uids for bots when the platform runs as root (arena.sandbox.uids): the range, and the
+# folder of lock files that hands each uid to one bot at a time (processes sharing the folder
+# never share a uid; containers on one host must share it or get ranges of their own).
+DEFAULT_UID_BASE = 50000
+DEFAULT_UID_COUNT = 1000
+DEFAULT_UID_LOCK_DIR = Path(tempfile.gettempdir()) / "arena-sandbox-uids"
+MAX_UID = 2**32 - 2  # (uid_t)-1 means "no change" to the kernel
 SANDBOX_MODES = ("auto", "bwrap", "rlimits")
 _TRUTHY = {"1", "true", "yes", "on"}
 
@@ -47,9 +56,16 @@ class Settings:
     ``login_limit``: failed log-ins per account, per address, and their window in seconds
     (``ARENA_LOGIN_LIMIT=5,20,900``); ``signups_per_hour``: per address
     (``ARENA_SIGNUP_LIMIT``); ``secret_key``: signs the dashboard's cookies
-    (``ARENA_SECRET_KEY``, else one kept in the data directory); ``secure_cookies``: cookies
+    (``ARENA_SECRET_KEY``, or the file ``ARENA_SECRET_KEY_FILE`` names, else one kept in
+    the data directory); ``secure_cookies``: cookies
     only over HTTPS (``ARENA_SECURE_COOKIES=1``); ``visibility_timeout_s``: the Redis
-    broker's visibility timeout (``ARENA_VISIBILITY_TIMEOUT``)."""
+    broker's visibility timeout (``ARENA_VISIBILITY_TIMEOUT``);
+    ``database_configured``: ``ARENA_DATABASE_URL`` is set (an ``arena worker`` refuses to
+    start otherwise); the passwords of both URLs may come from files instead
+    (``ARENA_DATABASE_PASSWORD_FILE``, ``ARENA_BROKER_PASSWORD_FILE``: docker secrets);
+    ``uid_base``, ``uid_count``, ``uid_lock_dir``: the sandbox's host uids and their lock
+    files (``ARENA_SANDBOX_UID_BASE``, ``ARENA_SANDBOX_UID_COUNT``,
+    ``ARENA_SANDBOX_UID_LOCK_DIR``)."""
 
     database_url: str
     data_dir: Path
@@ -69,17 +85,26 @@ class Settings:
     secret_key: str | None = None
     secure_cookies: bool = False
     visibility_timeout_s: int = DEFAULT_VISIBILITY_S
+    database_configured: bool = False
+    uid_base: int = DEFAULT_UID_BASE
+    uid_count: int = DEFAULT_UID_COUNT
+    uid_lock_dir: Path = DEFAULT_UID_LOCK_DIR
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
+        uid_base, uid_count = _uid_range(env)
         login = _numbers(
             env, "ARENA_LOGIN_LIMIT", "ACCOUNT,ADDRESS,WINDOW_SECONDS", DEFAULT_LOGIN_LIMIT
         )
         return cls(
-            database_url=env.get("ARENA_DATABASE_URL", "sqlite:///arena.db"),
+            database_url=_with_password(
+                env, env.get("ARENA_DATABASE_URL", "sqlite:///arena.db"), "ARENA_DATABASE"
+            ),
             data_dir=Path(env.get("ARENA_DATA_DIR", "arena-data")),
-            broker_url=env.get("ARENA_BROKER_URL", DEFAULT_BROKER),
+            broker_url=_with_password(
+                env, env.get("ARENA_BROKER_URL", DEFAULT_BROKER), "ARENA_BROKER"
+            ),
             lease_s=_number(env, "ARENA_LEASE_SECONDS", float, DEFAULT_LEASE_S, minimum=1),
             max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, DEFAULT_MAX_ATTEMPTS, minimum=1),
             broker_configured=bool(env.get("ARENA_BROKER_URL")),
@@ -105,6 +130,10 @@ class Settings:
             visibility_timeout_s=_number(
                 env, "ARENA_VISIBILITY_TIMEOUT", int, DEFAULT_VISIBILITY_S, minimum=1
             ),
+            database_configured=bool(env.get("ARENA_DATABASE_URL")),
+            uid_base=uid_base,
+            uid_count=uid_count,
+            uid_lock_dir=Path(env.get("ARENA_SANDBOX_UID_LOCK_DIR") or DEFAULT_UID_LOCK_DIR),
         )
 
     def without_sandbox(self) -> Settings:
@@ -152,6 +181,38 @@ def _numbers(env, name: str, form: str, default: tuple[int, ...]) -> tuple[int, 
     return numbers
 
 
+def _with_password(env, url: str, prefix: str) -> str:
+    """``url`` with the password read from the file ``{prefix}_PASSWORD_FILE`` names, when
+    set (a docker secret: the password is in no environment and no compose file). The file's
+    one line is the password as is; the URL gets it percent-encoded."""
+    name = f"{prefix}_PASSWORD_FILE"
+    path = env.get(name)
+    if not path:
+        return url
+    try:
+        password = Path(path).read_text().rstrip("\r\n")
+    except OSError as exc:
+        raise ValueError(f"{name}={path!r}: cannot read it ({exc.strerror})") from None
+    parts = urlsplit(url)
+    if not password or not parts.hostname:
+        what = "is empty" if not password else f"cannot go into {prefix}_URL (no host in it)"
+        raise ValueError(f"{name}={path!r}: the password {what}")
+    userinfo, _, where = parts.netloc.rpartition("@")
+    user = userinfo.split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:{quote(password, safe='')}@{where}"))
+
+
+def _uid_range(env) -> tuple[int, int]:
+    base = int(_number(env, "ARENA_SANDBOX_UID_BASE", int, DEFAULT_UID_BASE, minimum=1))
+    count = int(_number(env, "ARENA_SANDBOX_UID_COUNT", int, DEFAULT_UID_COUNT, minimum=1))
+    if base + count - 1 > MAX_UID:
+        raise ValueError(
+            f"ARENA_SANDBOX_UID_BASE={base} and ARENA_SANDBOX_UID_COUNT={count}: "
+            f"the last uid must be at most {MAX_UID}"
+        )
+    return base, count
+
+
 def _sandbox_mode(env) -> str:
     mode = env.get("ARENA_SANDBOX_MODE", "").strip().lower() or "auto"
     if mode not in SANDBOX_MODES:
@@ -161,6 +222,13 @@ def _sandbox_mode(env) -> str:
 
 def _secret_key(env) -> str | None:
     key = env.get("ARENA_SECRET_KEY") or None
+    path = env.get("ARENA_SECRET_KEY_FILE")
+    if key is None and path:  # a docker secret: the key is in no environment
+        try:
+            key = Path(path).read_text().strip() or None
+        except OSError as exc:
+            message = f"ARENA_SECRET_KEY_FILE={path!r}: cannot read it ({exc.strerror})"
+            raise ValueError(message) from None
     if key is not None and len(key) < 16:
         raise ValueError("ARENA_SECRET_KEY must have at least 16 characters")
     return key

@@ -15,6 +15,7 @@ from arena.tournaments.create import new_tournament
 from arena.tournaments.spec import DEFAULTS, MAX_NAME, TournamentSpec
 from dashboard.auth import admin_required
 from dashboard.db import database, session
+from dashboard.queues import ask_again
 from dashboard.submitting import runtime
 
 organiser = Blueprint("organiser", __name__, url_prefix="/tournaments")
@@ -83,6 +84,7 @@ def create():
 @admin_required
 def start(tournament_id: int):
     queue = _match_queue()
+    ask_again()  # the page shown next warns of jobs no worker takes
     return _act(
         tournament_id, lambda: start_run(database(), runtime(), tournament_id, queue), "started"
     )

@@ -14,13 +14,15 @@ from arena.readmodels.tournaments import (
 from arena.store import get_tournament
 from dashboard.db import session
 from dashboard.fragments import cached_html
+from dashboard.queues import queue_warnings
 
 tournaments = Blueprint("tournaments", __name__, url_prefix="/tournaments")
 
 
 @tournaments.get("/")
 def index():
-    return render_template("tournaments.html", tournaments=tournament_list(session()))
+    tournaments = tournament_list(session())
+    return render_template("tournaments.html", tournaments=tournaments, warnings=queue_warnings())
 
 
 @tournaments.get("/<int:tournament_id>")
@@ -32,7 +34,13 @@ def show(tournament_id: int):
         tournament_id,
         lambda: render_template("_h2h.html", table=standings_table(s, tournament_id)),
     )
-    return render_template("tournament.html", page=page, board_html=board(tournament_id), h2h=h2h)
+    return render_template(
+        "tournament.html",
+        page=page,
+        board_html=board(tournament_id),
+        h2h=h2h,
+        warnings=queue_warnings(),
+    )
 
 
 @tournaments.get("/<int:tournament_id>/board")

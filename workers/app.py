@@ -11,6 +11,8 @@ lost workers.
   queue, which every worker takes beside its match queues; a tick not taken within its
   period expires (the next one does its work). Its schedule is in memory: no file, and
   any number of beats may run (a second one only makes the recovery run twice as often).
+- Every job carries the identity of the database it was sent for, and a worker on another
+  database refuses it (``workers.identity``: the app's task class).
 """
 
 from __future__ import annotations
@@ -24,7 +26,12 @@ from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE, recovery_e
 
 def make_app(settings: Settings | None = None) -> Celery:
     settings = settings or Settings.from_env()
-    app = Celery("arena", broker=settings.broker_url, include=["workers.tasks"])
+    app = Celery(
+        "arena",
+        broker=settings.broker_url,
+        include=["workers.tasks"],
+        task_cls="workers.identity:DatabaseBoundTask",
+    )
     every_s = recovery_every_s(settings.lease_s)
     app.conf.update(
         task_acks_late=True,

@@ -16,8 +16,15 @@ def db() -> None:
 
 @db.command("upgrade")
 def upgrade_command() -> None:
-    """Apply every migration not yet applied."""
+    """Apply every migration not yet applied. Runs at once wait for each other (a lock in
+    the database); the later ones find nothing to do."""
     with user_errors():
         url = normalise_url(Settings.from_env().database_url)
-        upgrade(url)
-    click.echo(f"database {url.render_as_string()} is up to date")
+        where = url.render_as_string()
+
+        def waiting() -> None:
+            click.echo(f"database {where}: another upgrade is running; waiting for it")
+
+        before, after = upgrade(url, on_wait=waiting)
+    change = "nothing to do" if before == after else f"upgraded from {before or 'empty'}"
+    click.echo(f"database {where} is up to date ({after}; {change})")

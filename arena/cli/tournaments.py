@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import math
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -34,11 +35,13 @@ from arena.store import (
     retry_failed,
     unsandboxed_count,
 )
+from arena.store.models import utcnow
 from arena.text import plural, printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import extend_tournament
 from arena.tournaments.spec import DEFAULTS, TournamentSpec
+from arena.tournaments.stalls import Stalls, stalled_matches
 from arena.tournaments.standings import model_for, scale_note, standings
 
 
@@ -149,12 +152,14 @@ def run(tournament_id: int, workers: int | None, backend: str, detach: bool) -> 
 
 def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bool) -> bool:
     """Send the matches not yet sent, then (unless detached) show progress until done."""
-    from workers.client.matches import broker_problem, follow, send_matches  # only for this backend
+    from workers.client.consumers import QueueWatch  # only for this backend
+    from workers.client.matches import broker_problem, follow, send_matches
 
     if problem := broker_problem():
         raise click.ClickException(problem)
     sent = send_matches(db, tournament_id)
     click.echo(f"tournament {tournament_id}: {plural(sent, 'match')} sent to the workers")
+    QueueWatch(_warn(Console(stderr=True))).check()  # jobs no worker will take
     if detach:
         click.echo(
             f"the workers finish it (with `arena beat` running, lost matches are sent again); "
@@ -162,10 +167,12 @@ def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bo
         )
         return False
     with progress_bar(tournament_id) as (bar, task):
+        queues = QueueWatch(_warn(bar.console))
 
         def on_progress(state: dict[str, int]) -> None:
             finished = state["done"] + state["failed"]
             bar.update(task, completed=finished, total=sum(state.values()))
+            queues.check()  # every 15 s: queues with jobs waiting and no worker
 
         def on_trouble(warning: str | None) -> None:
             if warning is None:
@@ -185,6 +192,13 @@ def follow_celery(db: Database, runtime: Runtime, tournament_id: int, detach: bo
             ) from None
     report_counts(tournament_id, state)
     return True
+
+
+def _warn(console: Console) -> Callable[[str, bool], None]:
+    def say(text: str, warning: bool) -> None:
+        console.print(f"[yellow]warning:[/] {escape(text)}" if warning else escape(text))
+
+    return say
 
 
 @contextlib.contextmanager
@@ -247,25 +261,64 @@ def retry_failed_command(tournament_id: int) -> None:
 
 @tournament.command("list")
 def list_command() -> None:
-    """Every tournament, newest first: id, name, status, progress, created."""
+    """Every tournament, newest first: id, name, status, progress, created, and its matches
+    that do not move (running with an expired lease; sent a lease ago or more and waiting in
+    a queue no worker takes)."""
     with user_errors():
-        _, db = runtime_and_db()
+        runtime, db = runtime_and_db()
         with db.session(read_only=True) as s:
             rows = [(t, progress(s, t.id)) for t in list_tournaments(s)]
+            stalls = stalled_matches(s, utcnow(), runtime.settings.lease_s)
     if not rows:
         click.echo("no tournaments yet: create one with `arena tournament create`")
         return
+    served = _consumed_queues(stalls)
     table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
-    for column in ("id", "name", "status", "progress", "created"):
-        table.add_column(column, no_wrap=column != "name")
+    for column in ("id", "name", "status", "progress", "created", "stalled"):
+        table.add_column(column, no_wrap=column not in ("name", "stalled"))
     for t, state in rows:
         total = sum(state.values())
         failed = f", {state['failed']} failed" if state["failed"] else ""
         created = f"{t.created_at:%Y-%m-%d %H:%M}"
+        stalled = _stalled_text(stalls.get(t.id), served)
         table.add_row(
-            str(t.id), literal(t.name), t.status, f"{state['done']}/{total}{failed}", created
+            str(t.id),
+            literal(t.name),
+            t.status,
+            f"{state['done']}/{total}{failed}",
+            created,
+            f"[yellow]{escape(stalled)}[/]" if stalled else "",
         )
     Console().print(table)
+    if any(_stalled_text(stall, served) for stall in stalls.values()):
+        Console().print(
+            "stalled: an expired lease means a lost worker (its match is sent again by the "
+            "recovery: `arena beat`, or a follower, `arena tournament run ID --backend "
+            "celery`); a queue no worker takes needs `arena worker --queues NAME`",
+            style="dim",
+        )
+
+
+def _consumed_queues(stalls: dict[int, Stalls]) -> set[str] | None:
+    """The queues workers take, asked only when matches wait in some (None: not known)."""
+    if not any(stall.waiting for stall in stalls.values()):
+        return None
+    from workers.client.consumers import consumed_queues  # the broker only when it matters
+
+    return consumed_queues()
+
+
+def _stalled_text(stall: Stalls | None, served: set[str] | None) -> str:
+    """What does not move in one tournament; a deep but served queue is not stalled."""
+    if not stall:
+        return ""
+    parts = [f"{stall.expired} running with an expired lease"] if stall.expired else []
+    for queue, count in stall.waiting.items():
+        if served is None:
+            parts.append(f"{count} waiting in {queue} (no answer from the workers)")
+        elif queue not in served:
+            parts.append(f"{count} waiting in {queue}, which no worker takes")
+    return "; ".join(parts)
 
 
 @click.command("standings")

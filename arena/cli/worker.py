@@ -9,10 +9,32 @@ import socket
 import click
 
 from arena.cli.context import runtime_and_db, settings, unsafe_no_sandbox, user_errors
+from arena.config import Settings
 from arena.house.master import cache as master_cache
 from arena.sandbox import resolve_mode
+from arena.store import normalise_url
 from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE
 from arena.tournaments.preflight import preflight
+
+EXAMPLE_URL = "postgresql://arena@dbhost:5432/arena"
+
+
+def shared_database_problem(configured: Settings) -> str | None:
+    """Why these settings cannot serve a worker, in one line: workers on different machines
+    must all use the platform's one database, never a SQLite file of their own."""
+    if not configured.database_configured:
+        return (
+            "ARENA_DATABASE_URL is not set: a worker must use the platform's Postgres "
+            f"database, the one the dashboard and every other worker use (e.g. {EXAMPLE_URL})"
+        )
+    url = normalise_url(configured.database_url)
+    if url.get_backend_name() == "sqlite":
+        return (
+            f"ARENA_DATABASE_URL is a SQLite file ({url.render_as_string()}), which workers on "
+            "other machines cannot share: set it to the platform's Postgres database "
+            f"(e.g. {EXAMPLE_URL})"
+        )
+    return None
 
 
 @click.command()
@@ -32,7 +54,9 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
     """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
     ARENA_DATABASE_URL) until stopped."""
     with user_errors():
-        runtime, _ = runtime_and_db()  # refuse a bad or stale database before taking any job
+        if problem := shared_database_problem(settings()):
+            raise click.ClickException(problem)
+        runtime, db = runtime_and_db()  # refuse a bad or stale database before taking any job
         resolve_mode(runtime.policy)  # and a machine that cannot sandbox bots
         names = [q.strip() for q in queues.split(",") if q.strip()]
         if problem := preflight(runtime, names):  # or start them: bots would pay for it
@@ -42,15 +66,21 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
             master_cache.ensure_built()
         from workers.app import app  # Celery is loaded only for this command
         from workers.client.matches import broker_problem
+        from workers.identity import identity_of, serve
         from workers.tasks import use_settings
 
         use_settings(runtime.settings)  # the pool's processes are forked from this one
+        identity = identity_of(db)  # jobs stamped for another database are refused
+        db.dispose()  # no connection crosses the fork
+        serve(identity)
 
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
 
     taken = ",".join(dict.fromkeys([*names, RECOVERY_QUEUE]))
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
+    where = db.url.render_as_string(hide_password=True)
+    click.echo(f"{name}: database {where} (identity {identity}), queues {taken}")
     app.worker_main(
         [
             "worker",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from arena.config import Settings
+from arena.config import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_UID_LOCK_DIR, Settings
 
 Mode = Literal["bwrap", "rlimits"]
 
@@ -65,9 +65,9 @@ class SandboxPolicy:
     mode: Literal["auto", "bwrap", "rlimits"] = "auto"
     require_sandbox: bool = False
     bwrap_path: str = "/usr/bin/bwrap"
-    uid_base: int = 50000
-    uid_count: int = 1000
-    uid_lock_dir: Path = Path(tempfile.gettempdir()) / "arena-sandbox-uids"
+    uid_base: int = DEFAULT_UID_BASE
+    uid_count: int = DEFAULT_UID_COUNT
+    uid_lock_dir: Path = DEFAULT_UID_LOCK_DIR
     extra_ro_paths: tuple[str, ...] = ()
     stop_grace_seconds: float = 2.0
     private_tmp_root: Path = Path(tempfile.gettempdir()) / "arena-sandbox-tmp"
@@ -88,11 +88,14 @@ class SandboxPolicy:
     @classmethod
     def from_settings(cls, settings: Settings, **overrides: object) -> SandboxPolicy:
         """The policy ``settings`` ask for (``sandbox_mode``, ``require_sandbox``,
-        ``bwrap_path``); ``overrides`` win."""
+        ``bwrap_path``, the uid range and its lock folder); ``overrides`` win."""
         kwargs: dict[str, object] = {
             "mode": settings.sandbox_mode,
             "require_sandbox": settings.require_sandbox,
             "bwrap_path": settings.bwrap_path,
+            "uid_base": settings.uid_base,
+            "uid_count": settings.uid_count,
+            "uid_lock_dir": Path(settings.uid_lock_dir),
         }
         kwargs.update(overrides)
         return cls(**kwargs)  # type: ignore[arg-type]
@@ -102,6 +105,6 @@ class SandboxPolicy:
         cls, environ: Mapping[str, str] | None = None, **overrides: object
     ) -> SandboxPolicy:
         """The policy of ``Settings.from_env`` (``ARENA_SANDBOX_MODE``,
-        ``ARENA_REQUIRE_SANDBOX``, ``ARENA_BWRAP``)."""
+        ``ARENA_REQUIRE_SANDBOX``, ``ARENA_BWRAP``, ``ARENA_SANDBOX_UID_*``)."""
         settings = Settings.from_env(None if environ is None else dict(environ))
         return cls.from_settings(settings, **overrides)

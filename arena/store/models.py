@@ -397,3 +397,16 @@ class TournamentRun(Base):
     pid: Mapped[int | None]
     started_at: Mapped[datetime] = _created()
     stopped_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Installation(Base):
+    """This database's identity (table ``installation``): one row, a random id drawn when the
+    schema was created. Every job sent to the workers carries it; a worker on another
+    database refuses the job (``workers.identity``)."""
+
+    __tablename__ = "installation"
+    __table_args__ = (CheckConstraint("id = 1", name="one_row"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    identity: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = _created()

@@ -25,6 +25,7 @@ from arena.tournaments.dispatch import (
     recovery_every_s,
 )
 from workers.app import app, waiting
+from workers.identity import sending_for
 from workers.tasks import idle_queues, send_match
 
 POLL_S = 0.5
@@ -75,7 +76,8 @@ def send_matches(db: Database, tournament_id: int) -> int:
     sent again by the recovery)."""
     with db.session() as s:
         set_tournament_status(s, tournament_id, "running")
-    return sum(send_match(m, queue) for m, queue in matches_to_send(db, tournament_id))
+    with sending_for(db):
+        return sum(send_match(m, queue) for m, queue in matches_to_send(db, tournament_id))
 
 
 def queues_empty() -> bool:
@@ -106,7 +108,8 @@ def follow(
                 state = progress(s, tournament_id)
             over = not (state["pending"] or state["running"])
             if over or time.monotonic() - last >= every_s:
-                recover_tournament(db, tournament_id, lease_s, idle_queues(), send_match)
+                with sending_for(db):
+                    recover_tournament(db, tournament_id, lease_s, idle_queues(), send_match)
                 last = time.monotonic()
             if over:  # finished now, unless a round of adaptive matches was added
                 with db.session(read_only=True) as s:

@@ -8,22 +8,25 @@ import logging
 
 from kombu.exceptions import OperationalError
 
-from arena.submissions import Validator
+from arena.submissions import EmbeddedValidation
 from arena.tournaments.dispatch import queue_for
+from workers.identity import sending_for
 from workers.tasks import validate_bot_task
 
 log = logging.getLogger(__name__)
 
 
 class BrokerValidation:
-    """A ``Validator`` sending ``arena.validate_bot`` jobs; ``fallback`` when sending fails."""
+    """A ``Validator`` sending ``arena.validate_bot`` jobs (for the fallback's database);
+    ``fallback`` when sending fails."""
 
-    def __init__(self, fallback: Validator) -> None:
+    def __init__(self, fallback: EmbeddedValidation) -> None:
         self.fallback = fallback
 
     def __call__(self, version_id: int, manifest: dict) -> object:
         try:
-            return validate_bot_task.apply_async((version_id,), queue=queue_for([manifest]))
+            with sending_for(self.fallback.db):
+                return validate_bot_task.apply_async((version_id,), queue=queue_for([manifest]))
         except OperationalError as exc:
             log.warning("broker unreachable (%s): validating version %s here", exc, version_id)
             return self.fallback(version_id, manifest)

@@ -1,0 +1,98 @@
+"""A worker on another database refuses the jobs, and they wait for the right worker: every
+job carries the identity of the database it was sent for (``workers.identity``). Through the
+real broker, ``arena worker`` processes and two Postgres schemas, each a database of its own
+identity."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.store import Database, upgrade
+from tests.cluster import Redis, Workers, cluster_env
+from tests.services.test_executor import (
+    arena_command,
+    assert_counted_once,
+    house_only,
+    matches,
+    tournament,
+    tournament_status,
+    wait_for,
+)
+from tests.support import pg_schema
+from tests.workers.test_celery import wait_ready
+from workers.identity import HEADER, _stamp_job, identity_of, sending_for, stamping
+
+TIMEOUT_S = 300  # a loaded 2-core machine: generous, never a measure
+
+
+@pytest.fixture
+def other_db() -> Iterator[Database]:
+    """A second migrated schema: another database, with an identity of its own."""
+    with pg_schema("arena_elsewhere") as url:
+        upgrade(url)
+        db = Database(url)
+        yield db
+        db.dispose()
+
+
+def test_jobs_sent_for_a_database_are_stamped_with_its_identity(cluster_db, other_db):
+    ours, theirs = identity_of(cluster_db), identity_of(other_db)
+    assert len(ours) == 32 and ours != theirs and identity_of(cluster_db) == ours
+    headers: dict[str, object] = {}
+    with sending_for(cluster_db):
+        _stamp_job(headers=headers)
+        with stamping(theirs):  # what a job sends carries what it was checked against
+            inner: dict[str, object] = {}
+            _stamp_job(headers=inner)
+    assert headers == {HEADER: ours} and inner == {HEADER: theirs}
+    resent = {HEADER: theirs}
+    with sending_for(cluster_db):
+        _stamp_job(headers=resent)  # a job sent again keeps the stamp it had
+    assert resent == {HEADER: theirs}
+    bare: dict[str, object] = {}
+    _stamp_job(headers=bare)  # outside any sender: unstamped
+    assert bare == {}
+
+
+def test_a_worker_on_another_database_refuses_the_jobs_and_the_right_one_plays_them(
+    cluster_db, other_db, runtime, redis: Redis, workers: Workers, tmp_path: Path
+):
+    tid = tournament(cluster_db, runtime, house_only(cluster_db, runtime))
+    total = len(matches(cluster_db, tid))
+    astray = Workers(other_db, redis, tmp_path / "astray")
+    (tmp_path / "astray").mkdir()
+    try:
+        astray.start()
+        wait_ready(astray, 1)
+        send = [*arena_command(), "tournament", "run", str(tid), "--backend", "celery", "--detach"]
+        env = cluster_env(cluster_db, redis, tmp_path / "sender")
+        sent = subprocess.run(send, env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert sent.returncode == 0, sent.stdout + sent.stderr
+        assert f"{total} matches sent" in sent.stdout
+
+        wait_for(lambda: "REFUSED" in astray.logs(), TIMEOUT_S, "a refusal", astray.logs)
+        refusal = next(line for line in astray.logs().splitlines() if "REFUSED" in line)
+        assert identity_of(cluster_db) in refusal and identity_of(other_db) in refusal
+        assert "ARENA_DATABASE_URL" in refusal
+        # nothing was played, claimed or failed by the worker on the other database
+        assert {m.status for m in matches(cluster_db, tid)} == {"pending"}
+        assert all(m.attempts == 0 for m in matches(cluster_db, tid))
+
+        workers.start()  # the right worker: it gets every job, the refused ones too
+        wait_ready(workers, 1)
+        wait_for(
+            lambda: tournament_status(cluster_db, tid) == "done",
+            TIMEOUT_S,
+            "the tournament done by the right worker",
+            lambda: workers.logs() + astray.logs(),
+        )
+    finally:
+        astray.stop_all()
+    played = matches(cluster_db, tid)
+    assert [m.status for m in played] == ["done"] * total
+    assert_counted_once(cluster_db, tid, games=1)
+    assert "Traceback" not in astray.logs()
