@@ -79,19 +79,41 @@ DEFAULT_PG = os.environ.get(
 HOUSE = ["house:heuristic", "house:random", "house:heuristic#2"]
 
 
+class RedisServer:
+    """A ``redis-server`` of the benchmark's own on a free port (no persistence)."""
+
+    def __init__(self, workdir: Path) -> None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.workdir, self.url = workdir, f"redis://127.0.0.1:{self.port}/0"
+        self.proc = self._start()
+
+    def _start(self) -> subprocess.Popen:
+        command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+        proc = subprocess.Popen([*command, "--dir", str(self.workdir)], stdout=subprocess.DEVNULL)
+        time.sleep(0.5)
+        return proc
+
+    def ensure_up(self) -> None:
+        """Start it again, on the same port, if something outside killed it (between runs:
+        its queues are empty then), and say so."""
+        if (status := self.proc.poll()) is not None:
+            print(f"  (redis-server had exited with status {status}: started again)")
+            self.proc = self._start()
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
 @contextmanager
-def redis_server(workdir: Path) -> Iterator[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
-    proc = subprocess.Popen([*command, "--dir", str(workdir)], stdout=subprocess.DEVNULL)
-    time.sleep(0.5)
+def redis_server(workdir: Path) -> Iterator[RedisServer]:
+    server = RedisServer(workdir)
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server
     finally:
-        proc.kill()
-        proc.wait()
+        server.stop()
 
 
 @contextmanager
@@ -245,9 +267,13 @@ def cluster_follow():
     return importlib.import_module("workers.client.matches")
 
 
-def celery(db: Database, env: dict[str, str], tids: tuple[int, int], count: int, root: Path):
+def celery(
+    db: Database, redis: RedisServer, tids: tuple[int, int], count: int, root: Path
+) -> float:
     """Seconds per match of tournament ``tids[1]``, after ``tids[0]`` warmed the workers up."""
     follow, send_matches = cluster_follow().follow, cluster_follow().send_matches
+    redis.ensure_up()
+    env = {**os.environ, "ARENA_SANDBOX_MODE": os.environ.get("ARENA_SANDBOX_MODE", "bwrap")}
     procs = start_workers(env, count, root)
     warm, tid = tids
     try:
@@ -293,23 +319,21 @@ def main() -> None:
     if master_cache.ensure_built() is not None:  # or every worker would build it at its start
         print("built the master bot's search cache (arena setup)")
     print(f"load average at the start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
-    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as broker:
+    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
+        broker = redis.url
         root = Path(tmp)
         with private_schema(args.postgres) as url:
             os.environ |= {"ARENA_BROKER_URL": broker, "ARENA_DATABASE_URL": url}
-            env = {
-                **os.environ,
-                "ARENA_SANDBOX_MODE": os.environ.get("ARENA_SANDBOX_MODE", "bwrap"),
-            }
             db, runtime = Database(url), Runtime(Settings(url, root / "here", broker))
             light, thinking = bots(db, runtime, root)
             loads = [
                 ("light", light, args.tables, "2 sandboxed random bots + 3 house bots"),
                 ("thinking", thinking, args.think_tables, "5 sandboxed random bots, 10 ms each"),
             ]
+            print("(load: the 1-minute load average as each run ended, its own processes included)")
             for name, refs, tables, label in loads:
                 print(f"\n{name}: {tables} matches of 4 games x 5 deals ({label})")
-                run_load(db, runtime, env, root / name, refs, tables, channels=name == "light")
+                run_load(db, runtime, redis, root / name, refs, tables, channels=name == "light")
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} (1 min)")
 
 
@@ -356,7 +380,7 @@ def copy_bot(sample: Path, folder: Path, think: str = "") -> Path:
 def run_load(
     db: Database,
     runtime: Runtime,
-    env: dict,
+    redis: RedisServer,
     root: Path,
     refs: list[str],
     tables: int,
@@ -379,21 +403,27 @@ def run_load(
         closed.append(referee_alone(db, runtime, fresh(), root / "logs", phases))
         if channels:
             opened.append(referee_alone(db, open_runtime, fresh(), root / "logs"))
-    alone = sum(closed) / len(closed)
+    alone, alone_load = sum(closed) / len(closed), os.getloadavg()[0]
     embedded_1, embedded_2, celery_1, celery_2 = fresh(), fresh(), fresh(), fresh()
-    results = {
-        "embedded executor, 1 worker": embedded(db, runtime, embedded_1, 1),
-        "embedded executor, 2 workers": embedded(db, runtime, embedded_2, 2),
-        "celery, 1 worker": celery(db, env, (fresh(2, True), celery_1), 1, root / "c1"),
-        "celery, 2 workers": celery(db, env, (fresh(6, True), celery_2), 2, root / "c2"),
+    runs = {
+        "embedded executor, 1 worker": lambda: embedded(db, runtime, embedded_1, 1),
+        "embedded executor, 2 workers": lambda: embedded(db, runtime, embedded_2, 2),
+        "celery, 1 worker": lambda: celery(db, redis, (fresh(2, True), celery_1), 1, root / "c1"),
+        "celery, 2 workers": lambda: celery(db, redis, (fresh(6, True), celery_2), 2, root / "c2"),
     }
-    print(f"  {'referee alone, 1 at a time':30} {60 / alone:7.1f} matches/min")
+    results, load_after = {}, {}
+    for name, run in runs.items():
+        results[name] = run()
+        load_after[name] = os.getloadavg()[0]
+    print(
+        f"  {'referee alone, 1 at a time':30} {60 / alone:7.1f} matches/min  load {alone_load:.1f}"
+    )
     if channels:
         open_alone = sum(opened) / len(opened)
         print(f"  {'  ... kernel channels open':30} {60 / open_alone:7.1f} matches/min")
         print(f"closing the kernel channels: {alone / open_alone:.2f}x the time  (target <= 1.10)")
     for name, seconds in results.items():
-        print(f"  {name:30} {60 / seconds:7.1f} matches/min")
+        print(f"  {name:30} {60 / seconds:7.1f} matches/min  load {load_after[name]:.1f}")
     e1, e2 = results["embedded executor, 1 worker"], results["embedded executor, 2 workers"]
     c1, c2 = results["celery, 1 worker"], results["celery, 2 workers"]
     print(f"celery / embedded: {e1 / c1:.2f} (1 worker), {e2 / c2:.2f} (2)  (target >= 0.85)")
