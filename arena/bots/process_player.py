@@ -181,13 +181,17 @@ class ProcessPlayer:
             self._proc.stop()
 
     def _explain(self, reason: str) -> str:
-        """Add the exit status and the last line of the bot's log, which authors need."""
+        """Add what killed the bot if its memory limit did, its exit status and the last line
+        of its log, which authors need."""
         parts = [reason]
         if self._proc is not None:
             # A lost connection is usually seen before the dying process has been reaped.
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._proc.wait(timeout=_EXIT_WAIT_S)
             if not self._proc.alive():
+                if self._proc.oom_kills():  # the memory cgroup's OOM killer, not a crash
+                    cap = self._proc.limits.memory_bytes >> 20
+                    parts.append(f"killed by the memory limit ({cap} MiB)")
                 parts.append(f"exit status {self._proc.returncode}")
                 # its last words may still be in the pipe: the line authors need most
                 self._proc.settle_log(_EXIT_WAIT_S)

@@ -133,6 +133,7 @@ class BotCgroup:
         weight = "cpu.weight" if where.version == "cgroup2" else "cpu.shares"
         cpu_dir = None if where.cpu is None else where.cpu / policy.cgroup_parent / f"uid-{uid}"
         self._cpu_weight = None if cpu_dir is None else cpu_dir / weight
+        self._memory = where.memory / policy.cgroup_parent / f"uid-{uid}"
 
     def create(self, limits: Limits) -> None:
         """Fresh groups with ``limits`` (removing what a killed platform left)."""
@@ -205,6 +206,19 @@ class BotCgroup:
                 except OSError as exc:  # EAGAIN/EBUSY: some page could not be reclaimed
                     logger.debug("cannot empty %s: %s", group, exc)
 
+    def oom_kills(self) -> int | None:
+        """How many of the bot's processes its memory limit has killed: the memory group's
+        OOM counter, ``oom_kill`` in ``memory.events`` (v2) or ``memory.oom_control`` (v1;
+        a kernel older than 4.13 lacks it: then how often the limit was hit,
+        ``memory.failcnt``). None once the group is gone."""
+        try:
+            if self.version == "cgroup2":
+                return _counter(self._memory / "memory.events", "oom_kill")
+            kills = _counter(self._memory / "memory.oom_control", "oom_kill")
+            return int((self._memory / "memory.failcnt").read_text()) if kills is None else kills
+        except (OSError, ValueError):
+            return None
+
     def procs_fds(self) -> list[int]:
         """Open ``cgroup.procs`` of every group, for a child to join before it execs."""
         return [os.open(group / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for group in self.dirs]
@@ -252,6 +266,15 @@ class BotCgroup:
                         return False
                     time.sleep(0.01)
         return True
+
+
+def _counter(path: Path, name: str) -> int | None:
+    """The value of ``name`` in a flat-keyed cgroup file ("name value" lines); None if absent."""
+    for line in path.read_text().splitlines():
+        key, _, value = line.partition(" ")
+        if key == name:
+            return int(value)
+    return None
 
 
 def _write_present(group: Path, settings: list[tuple[str, str]]) -> None:

@@ -80,6 +80,7 @@ class SandboxedProcess:
         self._stop_lock = threading.Lock()
         self._stopped = False
         self._returncode: int | None = None
+        self._oom_kills: int | None = None  # read as the cgroup is removed
         self._rusage: resource.struct_rusage | None = None
         self._pidfd: int | None = os.pidfd_open(popen.pid)
         self._ns_init: int | None = None
@@ -104,6 +105,14 @@ class SandboxedProcess:
         """What enforces memory and task limits: ``cgroup2``/``cgroup1`` (the whole sandbox,
         shared memory and tmpfs included), or ``rlimits`` (per process; see docs/sandbox.md)."""
         return "rlimits" if self._cgroup is None else self._cgroup.version
+
+    def oom_kills(self) -> int | None:
+        """How many of the bot's processes its memory limit killed (its memory cgroup's OOM
+        counter, ``cgroups.BotCgroup.oom_kills``); None without a memory cgroup."""
+        if self._cgroup is None:
+            return None
+        # once stopped, the group (named after the uid, which goes to the next bot) is gone
+        return self._oom_kills if self._stopped else self._cgroup.oom_kills()
 
     @property
     def log_truncated(self) -> bool:
@@ -314,6 +323,7 @@ class SandboxedProcess:
                     self._close_fds(tmp=True)
                 self._log.finish(timeout=_KILL_TIMEOUT)
                 if self._cgroup is not None:
+                    self._oom_kills = self._cgroup.oom_kills()
                     gone = self._cgroup.remove() and gone
                 if self._lease is not None and gone:
                     self._lease.release(clean=True)  # a dirty uid stays locked until we exit

@@ -16,8 +16,8 @@ from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
 from arena.game import PAGAT
 from arena.players.player import BotDied, MatchInfo
-from tests.referee.conftest import POLICY, SAMPLE_BOTS, copy_bot_dir
-from tests.support import need_sandbox
+from tests.referee.conftest import POLICY, copy_bot_dir
+from tests.support import SAMPLE_BOTS, need_sandbox
 
 ANNOUNCE = 'import os, sys\nprint(f"run in pid {os.getpid()}", file=sys.stderr, flush=True)\n'
 

@@ -1,4 +1,4 @@
-"""The sandboxed launcher against hostile bots (tests/bots/hostile/, one script each)."""
+"""The sandboxed launcher against hostile programs (one script each, in tests/hostile_bots/)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ import arena
 from arena import sandbox as sb
 from arena.sandbox.limits import DEFAULT_LIMITS, KiB, Limits, MiB
 from tests.bots.conftest import need_bwrap
+from tests.support import hostile_program
 
-HOSTILE = Path(__file__).parent / "hostile"
 ROOT = os.geteuid() == 0
 GRACE = 0.5
 
@@ -46,7 +46,7 @@ def start(
 ) -> sb.SandboxedProcess:
     bot = area / "bot"
     bot.mkdir(mode=0o755)
-    shutil.copy(HOSTILE / script, bot / script)
+    shutil.copy(hostile_program(script), bot / script)
     (bot / script).chmod(0o644)
     policy = policy or sb.SandboxPolicy(mode=mode, stop_grace_seconds=GRACE)  # type: ignore[arg-type]
     return sb.launch(
@@ -151,7 +151,7 @@ def test_log_path_inside_the_private_tmp_dirs_is_refused(area: Path) -> None:
 def test_log_is_appended_and_capped_per_launch(area: Path) -> None:
     limits = Limits(log_bytes=4 * KiB)
     (area / "bot").mkdir(mode=0o755)
-    shutil.copy(HOSTILE / "stderr_flood.py", area / "bot" / "stderr_flood.py")
+    shutil.copy(hostile_program("stderr_flood.py"), area / "bot" / "stderr_flood.py")
     policy = sb.SandboxPolicy(mode="rlimits", stop_grace_seconds=GRACE)
     log = area / "seat.log"
     log.write_bytes(b"earlier game\n")
@@ -290,7 +290,7 @@ def test_bot_directory_is_read_only(area: Path, mode: str) -> None:
         assert result["create_in_cwd"] == result["delete_own_code"] == "EROFS"
     assert result["write_tmp"] == "ok"
     assert (area / "bot" / "write_own_dir.py").read_bytes() == (
-        HOSTILE / "write_own_dir.py"
+        hostile_program("write_own_dir.py")
     ).read_bytes()
     assert not (area / "bot" / "new_file.txt").exists()
 

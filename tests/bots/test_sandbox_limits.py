@@ -1,5 +1,6 @@
-"""The sandbox's resource caps against hostile bots (tests/bots/hostile/): cgroups, shared
-memory, tmpfs bytes and inodes, nested user namespaces, and what a killed platform leaves."""
+"""The sandbox's resource caps against hostile programs (tests/hostile_bots/): cgroups,
+shared memory, tmpfs bytes and inodes, nested user namespaces, and what a killed platform
+leaves."""
 
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ from arena.sandbox.limits import Limits, MiB
 from tests.bots.conftest import need_bwrap
 from tests.bots.test_sandbox import (
     GRACE,
-    HOSTILE,
     ROOT,
     json_output,
     log_text,
@@ -29,7 +29,7 @@ from tests.bots.test_sandbox import (
     start,
     wait_for,
 )
-from tests.support import need, need_cgroups
+from tests.support import hostile_program, need, need_cgroups
 
 POLICY = sb.SandboxPolicy(stop_grace_seconds=GRACE)
 
@@ -90,10 +90,13 @@ def test_shared_memory_beyond_the_cap_kills_only_the_bot(area: Path, mode: str) 
     """RLIMIT_DATA does not count MAP_SHARED memory; the memory cgroup does."""
     need_cgroups(POLICY)
     limits = Limits(memory_bytes=256 * MiB)
-    proc = start(area, "shared_memory.py", "1024", mode=mode, limits=limits)
+    proc = start(area, "shared_memory_hog.py", "1024", mode=mode, limits=limits)
     rc = proc.wait(timeout=60)
     text = log_text(proc)
+    kills = proc.oom_kills()  # the memory group's OOM counter, read live...
     proc.stop()
+    assert kills is not None and kills >= 1, text[-500:]
+    assert proc.oom_kills() == kills  # ...and kept once the group is removed
     touched = {"parent": 0, "child": 0}
     for role, mib in re.findall(r"^(parent|child) touched (\d+) MiB$", text, re.M):
         touched[role] = max(touched[role], int(mib))
@@ -216,7 +219,9 @@ def test_unprivileged_sandbox_connects_safely_and_forbids_user_namespaces(area: 
     need(os.access(checkout, os.R_OK | os.X_OK), "the checkout must be readable by others")
     bot = area / "bot"
     bot.mkdir(mode=0o755)
-    (bot / "unprivileged_probe.py").write_bytes((HOSTILE / "unprivileged_probe.py").read_bytes())
+    (bot / "unprivileged_probe.py").write_bytes(
+        hostile_program("unprivileged_probe.py").read_bytes()
+    )
     (bot / "unprivileged_probe.py").chmod(0o644)
     area.chmod(0o777)
     system_python = "/usr/bin/python3"  # the platform's may sit under /root
@@ -266,7 +271,7 @@ def test_nothing_remains_after_the_platform_is_killed(area: Path, mode: str) -> 
     need(ROOT, "the sweep works on leased uids, which need root")
     bot = area / "bot"
     bot.mkdir(mode=0o755)
-    (bot / "fill_everything.py").write_bytes((HOSTILE / "fill_everything.py").read_bytes())
+    (bot / "fill_everything.py").write_bytes(hostile_program("fill_everything.py").read_bytes())
     (bot / "fill_everything.py").chmod(0o644)
     marker = uuid.uuid4().hex
     # rlimits mode writes the host's disk: keep it small there.

@@ -6,11 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.store import BlobStore, Database, upgrade
-from tests.cli import test_cli as cli
 from tests.cli.test_cli import ok, one_line_error
-from tests.tournaments.audit_site import fill
-
-home, arena = cli.home, cli.arena
+from tests.tournaments.audit_site import copy_played, fill
 
 
 def stored(home: Path, matches: int) -> None:
@@ -31,8 +28,8 @@ def rows(output: str, names: tuple[str, ...]) -> dict[str, str]:
     return found
 
 
-def test_the_audit_flags_the_cheat_and_the_pair(arena, home) -> None:
-    stored(home, 30)
+def test_the_audit_flags_the_cheat_and_the_pair(arena, home, audit_played) -> None:
+    copy_played(audit_played[0], home)  # all 30 matches stored
     out = ok(arena("audit", "1"))
     assert "Fair-play audit of tournament 1: 8 tests; FLAG at p <= 0.0013 (1% / 8)" in out
     header = "advantage 95% CI SE p matches"

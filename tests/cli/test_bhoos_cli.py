@@ -16,10 +16,9 @@ import pytest
 
 from arena.game import BHOOS, legal_plays
 from arena.players.bhoos.wire import card_in, card_out
-from tests.cli.test_cli import SAMPLE_BOTS, arena, home, ok, one_line_error, sandbox, table_rows
+from tests.cli.test_cli import SAMPLE_BOTS, ok, one_line_error, table_rows
 from tests.support import need
 
-__all__ = ["arena", "home", "sandbox"]  # fixtures
 HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
 
 

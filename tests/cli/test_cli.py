@@ -24,41 +24,14 @@ from arena.store.migrate import is_up_to_date
 from tests.services.conftest import (
     BAD_BOTS,
     MANIFEST,
-    POLICY,
     SAMPLE_BOTS,
     good_entries,
     make_zip,
     write_zip_bomb,
 )
-from tests.store.conftest import pg_schema
-from tests.support import need_sandbox
+from tests.support import pg_schema
 
 HOUSE_FILLERS = ("house-heuristic", "house-random", "house-heuristic-2")
-
-Arena = Callable[..., Result]
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> None:
-    need_sandbox(POLICY)
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh embedded platform: database file and data dir under tmp_path."""
-    monkeypatch.setenv("ARENA_DATABASE_URL", f"sqlite:///{tmp_path / 'arena.db'}")
-    monkeypatch.setenv("ARENA_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("ARENA_SANDBOX_MODE", "bwrap")
-    monkeypatch.setenv("COLUMNS", "200")  # rich tables: no truncated names
-    return tmp_path
-
-
-@pytest.fixture
-def arena(home: Path) -> Arena:
-    def run(*args: str | Path) -> Result:
-        return CliRunner().invoke(main, [str(a) for a in args])
-
-    return run
 
 
 def ok(result: Result) -> str:

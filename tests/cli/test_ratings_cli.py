@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import re
 
-from tests.cli import test_cli as cli
 from tests.cli.test_cli import ok, one_line_error, table_rows
 
 # The CLI tests' fixtures: a fresh embedded platform in tmp_path, the in-process command.
-home, arena, sandbox = cli.home, cli.arena, cli.sandbox
 
 BOTS = "house:heuristic,house:random,house:heuristic#2,house:random#2,house:heuristic#3"
 NAMES = ("house-heuristic", "house-random", "house-heuristic-2", "house-random-2")

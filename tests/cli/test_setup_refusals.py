@@ -12,7 +12,7 @@ from arena.config import DEFAULT_UID_BASE, DEFAULT_UID_COUNT, DEFAULT_UID_LOCK_D
 from arena.sandbox import SandboxPolicy
 from arena.store import upgrade
 from tests.cli.test_cli import no_bwrap, one_line_error  # noqa: F401 (a fixture)
-from tests.store.conftest import pg_schema
+from tests.support import pg_schema
 
 
 @pytest.mark.parametrize(

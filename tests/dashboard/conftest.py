@@ -1,19 +1,26 @@
-"""Dashboard fixtures: a small real tournament on SQLite and on Postgres.
+"""Dashboard fixtures: a small real tournament (``site``) on SQLite.
 
 House bots play in-process through the real match job (no sandbox needed), one match is
 played with a bot that answers garbage (faults), one is left running and one pending, so
 every page has something of each kind to show. One bot is named like an XSS attack.
+
+The matches are played once per session; each test of the site gets its own copy of that
+database file and data dir (``db`` is the copy), on which the running match is claimed
+afresh, so a test may change what it likes.
 """
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.engine import URL
 
 from arena.config import Settings
 from arena.game import PAGAT
@@ -28,19 +35,15 @@ from arena.store import (
     add_bot_version,
     claim_match,
     create_tournament,
+    normalise_url,
     record_result,
 )
 from arena.tournaments.run import match_spec, play_stored_match, run_match
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot
 from dashboard import create_app
-from tests.store import conftest as store_fixtures
+from tests.support import fresh_database
 from tests.views.players import Delegating, PauseAfter, first_player_paused
-
-pg_url = store_fixtures.pg_url
-sqlite_template = store_fixtures.sqlite_template
-db_url = store_fixtures.db_url
-db = store_fixtures.db
 
 XSS = "<script>alert(1)</script>"
 BOTS = (("alpha", "heuristic"), ("beta", "random"), (XSS, "random"), ("gamma", "heuristic"))
@@ -68,13 +71,18 @@ class Site:
     done: list[int]  # matches played normally
     faulty: int  # a finished match with faults
     running: int
-    running_lease: Lease  # to play it on (``playing``)
+    running_lease: Lease | None  # to play it on (``playing``); None until claimed
     pending: int
     bots: dict[str, int]  # name -> bot id
     runtime: Runtime
 
 
 def fill(db: Database, runtime: Runtime) -> Site:
+    return claim_running(db, played(db, runtime))
+
+
+def played(db: Database, runtime: Runtime) -> Site:
+    """The site with its matches played, the one to be left running not claimed yet."""
     with db.session() as s:
         versions = [
             add_bot_version(
@@ -97,9 +105,14 @@ def fill(db: Database, runtime: Runtime) -> Site:
         assert run_match(db, runtime, match_id, "test") == "done"
     _play_with_faults(db, runtime, matches[2])
     snapshot(db, t.id)
+    return Site(t.id, matches[:2], matches[2], matches[3], None, matches[4], bots, runtime)
+
+
+def claim_running(db: Database, site: Site) -> Site:
+    """The running match claimed (a lease of the full length from now)."""
     with db.session() as s:
-        lease = claim_match(s, matches[3], "test")
-    return Site(t.id, matches[:2], matches[2], matches[3], lease, matches[4], bots, runtime)
+        lease = claim_match(s, site.running, "test")
+    return replace(site, running_lease=lease)
 
 
 def _play_with_faults(db: Database, runtime: Runtime, match_id: int) -> None:
@@ -136,11 +149,43 @@ def playing(db: Database, site: Site, pause: PauseAfter) -> Iterator[PauseAfter]
             thread.join(60)
 
 
+@pytest.fixture(scope="session")
+def played_site(
+    tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
+) -> tuple[Path, Site]:
+    """A folder holding the site's database file and data dir, its matches played; and the
+    site's ids."""
+    folder = tmp_path_factory.mktemp("site")
+    shutil.copy(sqlite_template, folder / "arena.db")
+    db = Database(normalise_url(f"sqlite:///{folder / 'arena.db'}"))
+    try:
+        runtime = Runtime(Settings(db.url.render_as_string(), folder / "d", ""))
+        return folder, played(db, runtime)
+    finally:
+        db.dispose()
+        CACHE.clear()
+
+
 @pytest.fixture
-def site(db: Database, tmp_path) -> Site:
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> URL:
+    """A fresh database; for a test of the site, a copy of the played site's (SQLite)."""
+    backend = getattr(request, "param", "sqlite")
+    if "site" not in request.fixturenames:
+        return fresh_database(request, backend, tmp_path)
+    if backend != "sqlite":
+        raise pytest.UsageError("the dashboard's site is played on SQLite only")
+    folder, _ = request.getfixturevalue("played_site")
+    shutil.copy(folder / "arena.db", tmp_path / "arena.db")
+    shutil.copytree(folder / "d", tmp_path / "d")
+    return normalise_url(f"sqlite:///{tmp_path / 'arena.db'}")
+
+
+@pytest.fixture
+def site(db: Database, tmp_path: Path, played_site: tuple[Path, Site]) -> Site:
+    """This test's copy of the site (``db``, a data dir in tmp_path), its match claimed."""
     CACHE.clear()
     runtime = Runtime(Settings(db.url.render_as_string(hide_password=False), tmp_path / "d", ""))
-    return fill(db, runtime)
+    return claim_running(db, replace(played_site[1], runtime=runtime))
 
 
 @pytest.fixture

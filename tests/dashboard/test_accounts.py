@@ -1,4 +1,4 @@
-"""Accounts on the dashboard, on SQLite and Postgres: sign-up, log-in and log-out, session
+"""Accounts on the dashboard: sign-up, log-in and log-out, session
 cookies, CSRF, API tokens, log-in limits, and passwords that never reach the database or
 the logs in clear."""
 
@@ -261,8 +261,7 @@ def test_user_add_makes_the_first_organiser(client, db, site, tmp_path):
 def test_the_production_server_logs_no_password(db, tmp_path):
     """`arena dashboard` (its access log on) sees a sign-up and two log-ins: its whole
     output holds the requests and not the password."""
-    from tests.services.test_executor import arena_command
-    from tests.workers.conftest import free_port
+    from tests.support import arena_command, free_port
 
     secret = "Gunicorn-Pa55word-0815"
     port = free_port()

@@ -12,21 +12,20 @@ from sqlalchemy import select
 from arena.config import Settings
 from arena.readmodels.cache import CACHE
 from arena.runtime import Runtime
-from arena.store import BlobStore, Bot, Database, upgrade
+from arena.store import Bot, Database
 from dashboard import create_app
 from tests.dashboard.users import log_in, make_user
-from tests.tournaments.audit_site import PASSWORD, fill
+from tests.tournaments.audit_site import PASSWORD, copy_played
 
 HEADING = "Fair-play audit"
 
 
 @pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> tuple[Database, Path]:
+def platform(
+    tmp_path_factory: pytest.TempPathFactory, audit_played: tuple[Path, int]
+) -> tuple[Database, Path]:
     path = tmp_path_factory.mktemp("audit-site")
-    url = f"sqlite:///{path / 'arena.db'}"
-    upgrade(url)
-    db = Database(url)
-    fill(db, BlobStore(path / "blobs"))
+    db = Database(f"sqlite:///{copy_played(audit_played[0], path)}")
     make_user(db, "root", admin=True)
     return db, path
 

@@ -1,7 +1,7 @@
 """No card of a deal is shown before every rotation of it has been played (fair play): a
 running match, half played by the real match job, and a match whose record lacks a
 rotation show their scores only, on the page, the API, the downloads and the CLI; once the
-match is done, everything. SQLite and Postgres."""
+match is done, everything."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every page on both backends: content, escaping, what a running match hides, errors."""
+"""Every page: content, escaping, what a running match hides, errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What one contestant must not do to another, tried for real on SQLite and Postgres: read
+"""What one contestant must not do to another, tried for real: read
 another's bot logs (404, exactly as for a log that does not exist), find them on any other
 page or API route (the last log line quoted in a fault or verdict reason included), or act
 as an organiser (403)."""

@@ -14,6 +14,7 @@ from arena.store import issue_token
 from dashboard import create_app
 from dashboard.targets import MAX_ID, local_path
 from tests.dashboard.users import PASSWORD, csrf_of, log_in, make_user
+from tests.support import both_databases
 
 SAME_SITE = ["/", "/bots/", "/bots/3?tab=logs", "/matches/?page=2&bot=4", "/a/b.json", "/a?x=//y"]
 ELSEWHERE = [
@@ -81,6 +82,7 @@ def _urls(app, number: str) -> list[tuple[str, str]]:
     return found
 
 
+@both_databases
 @pytest.mark.parametrize("number", BIG, ids=["zero", "max", "max+1", "20-digits"])
 def test_every_route_with_an_id_answers_404_for_ids_out_of_range(db, tmp_path, number):
     runtime = Runtime(Settings(db.url.render_as_string(hide_password=False), tmp_path / "d", ""))

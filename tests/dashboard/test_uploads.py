@@ -1,4 +1,4 @@
-"""Submitting bots from the browser's forms, on SQLite and Postgres: a zip or one source
+"""Submitting bots from the browser's forms: a zip or one source
 file becomes a version that is validated in the background (a real match in the sandbox);
 another user cannot add to a bot they do not own; hostile and oversized uploads are refused
 with the reason on the page and nothing stored."""

@@ -31,15 +31,12 @@ from arena.referee import Clock, MatchSpec, play_match
 from arena.referee.result import Fault, MatchResult
 from arena.sandbox import SandboxPolicy
 from arena.sandbox.limits import DEFAULT_LIMITS, Limits
-from tests.support import need_sandbox
+from tests.support import HOSTILE_BOTS, POLICY
 
-HOSTILE_BOTS = Path(__file__).resolve().parents[1] / "hostile_bots"
-SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 RULES = PAGAT.with_(deals_per_game=2)
 BHOOS_RULES = BHOOS.with_(deals_per_game=2)  # for bots of the Bhoos HTTP protocol
 GAMES = 4
 FAST_CLOCK = Clock(decision_ms=100, bank_ms=300, startup_ms=10_000)
-POLICY = SandboxPolicy(mode="bwrap", stop_grace_seconds=0.5)
 NUL = b"\0"
 LEASE_UIDS = range(POLICY.uid_base, POLICY.uid_base + POLICY.uid_count)  # 50000-50999
 
@@ -170,12 +167,6 @@ class MatchRun:
         ]
         assert self.decision_faults() == struck
         assert self.leftovers == []
-
-
-@pytest.fixture(scope="session")
-def sandbox_policy() -> SandboxPolicy:
-    need_sandbox(POLICY)
-    return POLICY
 
 
 def world_readable(root: Path) -> None:

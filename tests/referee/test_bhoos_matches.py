@@ -30,7 +30,6 @@ from tests.referee.conftest import (
     FAST_CLOCK,
     GAMES,
     RULES,
-    SAMPLE_BOTS,
     copy_bot_dir,
     live_pids,
     sandbox_leftovers,
@@ -40,7 +39,7 @@ from tests.referee.test_hostile_matches import (
     own_decisions,
     replay_to,
 )
-from tests.support import need
+from tests.support import SAMPLE_BOTS, need
 
 pytestmark = pytest.mark.slow
 

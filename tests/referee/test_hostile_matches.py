@@ -21,8 +21,8 @@ from arena.game import Deal, Observation, Ruleset, parse_card
 from arena.referee import Clock
 from arena.referee.moves import fallback
 from arena.sandbox.limits import Limits, MiB
-from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, POLICY, SAMPLE_BOTS, MatchRun
-from tests.support import need_cgroups
+from tests.referee.conftest import FAST_CLOCK, HOSTILE_BOTS, POLICY, MatchRun
+from tests.support import SAMPLE_BOTS, need_cgroups
 
 pytestmark = pytest.mark.slow
 
@@ -328,13 +328,17 @@ def test_memory_hog_gets_memory_error_and_is_struck(run_match) -> None:
 
 
 def test_shared_memory_beyond_the_cap_kills_only_the_bot(run_match) -> None:
-    """RLIMIT_DATA does not count MAP_SHARED memory: the bot's memory cgroup does."""
+    """RLIMIT_DATA does not count MAP_SHARED memory: the bot's memory cgroup does, and its
+    OOM kill is the crash's stated reason. The decision clock is a minute, so that only the
+    kill can end the decision on however loaded a host (a 400 ms clock once ran out first:
+    the seat was timed out instead of crashing)."""
     need_cgroups(POLICY)
-    run = run_match("shared_memory_hog", limits=Limits(memory_bytes=256 * MiB))
+    patient = Clock(decision_ms=60_000, bank_ms=300, startup_ms=10_000)
+    run = run_match("shared_memory_hog", clock=patient, limits=Limits(memory_bytes=256 * MiB))
     run.assert_completed_and_contained()  # the other three seats played every game
-    kinds = run.kinds()
-    assert kinds[-1] == "forfeit" and run.result.forfeited[0]
-    assert "crash" in kinds, run.faults()
+    assert run.kinds() == ["crash", "forfeit"] and run.result.forfeited[0], run.faults()
+    crash = run.faults()[0]
+    assert "killed by the memory limit (256 MiB)" in crash.reason, crash.reason
     touched = {"parent": 0, "child": 0}
     for role, mib in re.findall(r"^(parent|child) touched (\d+) MiB$", run.log, re.M):
         touched[role] = max(touched[role], int(mib))

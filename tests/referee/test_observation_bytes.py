@@ -18,11 +18,11 @@ from arena.sandbox import SandboxPolicy
 from tests.referee.conftest import (
     GAMES,
     RULES,
-    SAMPLE_BOTS,
     copy_bot_dir,
     live_pids,
     sandbox_leftovers,
 )
+from tests.support import SAMPLE_BOTS
 
 pytestmark = pytest.mark.slow
 

@@ -1,9 +1,9 @@
 """Fixtures for the platform services: registry, tournament creation and the executor.
 
-Everything is real: a migrated database on SQLite and on Postgres (the fixtures of
-``tests/store/conftest.py``: the Postgres half is skipped locally without a server and fails
-under ``CI=true``), a data dir in the test's tmp_path, and process bots in a bwrap sandbox
-(same rule: skipped locally without bwrap, failed under ``CI=true``).
+Everything is real: a migrated database (SQLite; both backends for the tests marked
+``both_databases``), a data dir in the test's tmp_path, and process bots in a bwrap sandbox
+(skipped locally without bwrap, failed under ``CI=true``): the fixtures ``db``,
+``store_runtime`` and ``runtime`` of ``tests/conftest.py``. Below: helpers of the tests.
 """
 
 from __future__ import annotations
@@ -15,48 +15,16 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-import pytest
 from sqlalchemy import func, select
 
 from arena.bots.package import MAX_UNPACKED_BYTES
-from arena.config import Settings
 from arena.registry import register_bot
 from arena.runtime import Runtime
-from arena.sandbox import SandboxPolicy
 from arena.store import BotVersion, Database, add_bot_version
-from tests.store import conftest as store_fixtures
-from tests.support import need_sandbox
+from tests.support import SAMPLE_BOTS
 
-# The store's backend fixtures: every test asking for ``db`` runs on SQLite and Postgres.
-pg_url = store_fixtures.pg_url
-sqlite_template = store_fixtures.sqlite_template
-db_url = store_fixtures.db_url
-db = store_fixtures.db
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_BOTS = ROOT / "sample_bots"
 BAD_BOTS = Path(__file__).resolve().parent / "bots"
-POLICY = SandboxPolicy(mode="bwrap", stop_grace_seconds=0.5)
 MANIFEST = 'name = "{name}"\nversion = "{version}"\ncommand = ["python3", "bot.py"]\n'
-
-
-@pytest.fixture(scope="session")
-def sandbox_policy() -> SandboxPolicy:
-    need_sandbox(POLICY)
-    return POLICY
-
-
-@pytest.fixture
-def store_runtime(tmp_path: Path, db: Database) -> Runtime:
-    """Bots of this test live in tmp_path/data; for tests that start no bot process."""
-    url = db.url.render_as_string(hide_password=False)
-    return Runtime(Settings(url, tmp_path / "data"), policy=POLICY)
-
-
-@pytest.fixture
-def runtime(store_runtime: Runtime, sandbox_policy: SandboxPolicy) -> Runtime:
-    """The same, for tests that run process bots (in bwrap: skipped or failed without it)."""
-    return store_runtime
 
 
 # --------------------------------------------------------------------------- bots

@@ -8,7 +8,6 @@ import math
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -48,7 +47,7 @@ from tests.services.conftest import (
     sample_copy,
     valid_bot,
 )
-from tests.store.conftest import _empty_tables
+from tests.support import arena_command, on_postgres
 
 HOUSE = ["house:heuristic", "house:random", "house:heuristic#2"]
 MID_MATCH = timedelta(seconds=0.3)  # bots are launched well within this
@@ -161,7 +160,10 @@ def assert_sensible_standings(db: Database, tournament_id: int, games: int, deal
 # --------------------------------------------------------------------------- running
 
 
-@pytest.mark.parametrize("workers", [1, 2])
+# Two workers claiming matches at once is a database subject: on both backends.
+@pytest.mark.parametrize(
+    ("db_url", "workers"), [("sqlite", 1), ("sqlite", 2), ("postgres", 2)], indirect=["db_url"]
+)
 def test_a_tournament_runs_to_done(db, runtime, tmp_path, workers):
     refs = [*process_bots(db, runtime, tmp_path, "alice"), *house_only(db, runtime)[:4]]
     tid = tournament(db, runtime, refs, games=2)
@@ -257,10 +259,10 @@ def test_a_corrupt_bot_archive_fails_the_matches_that_need_it(db, store_runtime,
     assert_counted_once(db, tid, games=1)
 
 
-def test_worker_processes_get_the_database_url_with_its_password(pg_url, tmp_path, monkeypatch):
+@on_postgres
+def test_worker_processes_get_the_database_url_with_its_password(db_url, tmp_path, monkeypatch):
     """Trust authentication ignores passwords, so this checks what the workers are given."""
-    _empty_tables(pg_url)
-    db = Database(pg_url.set(password="s3cret"))
+    db = Database(db_url.set(password="s3cret"))
     runtime = Runtime(Settings(db.url.render_as_string(hide_password=False), tmp_path))
     given: list[str] = []
 
@@ -288,11 +290,6 @@ def test_worker_processes_get_the_database_url_with_its_password(pg_url, tmp_pat
 
 
 # --------------------------------------------------------------------------- resuming
-
-
-def arena_command() -> list[str]:
-    script = Path(sys.executable).with_name("arena")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "arena"]
 
 
 def cli_env(db: Database, runtime: Runtime) -> dict[str, str]:
@@ -346,9 +343,19 @@ def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)  # SQLite: naive UTC
 
 
+# Leases that two killed workers leave to expire, to be claimed again by another process,
+# are a database subject: that case on both backends (a lease given back at Ctrl-C is one
+# write, which tests/store covers on both).
 @pytest.mark.parametrize(
-    ("how", "workers"),
-    [("sigint", 1), ("sigint", 2), ("sigint-twice", 2), ("sigkill", 2)],
+    ("db_url", "how", "workers"),
+    [
+        ("sqlite", "sigint", 1),
+        ("sqlite", "sigint", 2),
+        ("sqlite", "sigint-twice", 2),
+        ("sqlite", "sigkill", 2),
+        ("postgres", "sigkill", 2),
+    ],
+    indirect=["db_url"],
 )
 def test_a_stopped_run_is_finished_by_running_again(db, runtime, tmp_path, how, workers):
     # Two bots that think 10 ms a move: every match lasts about a second.

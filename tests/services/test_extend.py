@@ -1,4 +1,4 @@
-"""Extra matches on real tournaments (house bots, embedded executor, SQLite and Postgres):
+"""Extra matches on real tournaments (house bots, embedded executor, SQLite):
 ``extend`` after a run, a create-time budget played in rounds, the stored rating model, and
 refusals."""
 

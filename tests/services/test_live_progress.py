@@ -1,5 +1,6 @@
 """What the match job stores while it plays: a running match's finished deals (and nothing
-of the deal being played), and rating snapshots as results arrive (SQLite and Postgres)."""
+of the deal being played), and rating snapshots as results arrive (two workers crossing one
+step: on SQLite and on Postgres)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from arena.tournaments import standings
 from arena.tournaments.run import run_match
 from arena.tournaments.standings import finish_tournament
 from tests.services.test_executor import house_only, matches, tournament
+from tests.support import both_databases
 from tests.views.players import PauseAfter, first_player_paused
 
 
@@ -81,6 +83,7 @@ def test_rating_snapshots_are_saved_every_tenth_of_the_matches(db, store_runtime
     assert len(fits) == 10  # one fit per snapshot, none for the results in between
 
 
+@both_databases
 def test_two_workers_crossing_the_same_step_save_one_snapshot(db, store_runtime, monkeypatch):
     tid = tournament(db, store_runtime, house_only(db, store_runtime), tables=2)
     for match in matches(db, tid):

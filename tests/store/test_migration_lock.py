@@ -17,8 +17,7 @@ from sqlalchemy.engine import URL
 from arena.store import engine_for, normalise_url
 from arena.store.migrate import alembic_config, migration_lock
 from tests.services.test_executor import arena_command
-from tests.store.conftest import PG_URL, _pg_error
-from tests.support import need
+from tests.support import PG_URL, _postgres_problem, need
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 3
@@ -36,7 +35,7 @@ def fresh_postgres() -> Iterator[URL]:
     """A database of its own on the test server (not a schema: the lock is per database),
     dropped afterwards."""
     base = normalise_url(PG_URL)
-    error = _pg_error(base)
+    error = _postgres_problem(base)
     need(error is None, error or "")
     name = f"arena_upgrade_{uuid.uuid4().hex[:12]}"
     admin = engine_for(base).execution_options(isolation_level="AUTOCOMMIT")

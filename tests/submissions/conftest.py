@@ -1,5 +1,6 @@
-"""Submission fixtures: both database backends (``tests/store``), users with API tokens, a
-runtime whose data dir is the test's own, and helpers that say what a submission stored.
+"""Submission fixtures: users with API tokens (the database, ``store_runtime`` and
+``runtime`` are the shared fixtures of ``tests/conftest.py``), and helpers that say what a
+submission stored.
 
 Refusal tests start no bot process (they pass a validator that records what it was asked to
 start); validation tests run the real validation match in the bwrap sandbox.
@@ -19,19 +20,7 @@ from arena.runtime import Runtime
 from arena.store import Bot, BotArchive, BotLog, BotVersion, Database, Submission, create_user
 from arena.store import issue_token as new_token
 from arena.submissions import submission_status
-from tests.services import conftest as services
-from tests.store import conftest as store_fixtures
 
-pg_url = store_fixtures.pg_url
-sqlite_template = store_fixtures.sqlite_template
-db_url = store_fixtures.db_url
-db = store_fixtures.db
-sandbox_policy = services.sandbox_policy
-store_runtime = services.store_runtime
-runtime = services.runtime
-
-SAMPLE_BOTS = services.SAMPLE_BOTS
-BAD_BOTS = services.BAD_BOTS
 STORED = (Bot, BotVersion, BotArchive, BotLog)
 
 

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import Database
-from tests.services.test_executor import arena_command
-from tests.workers.conftest import free_port
+from tests.support import arena_command, free_port
 
 PRIVATE = ("ARENA_BROKER_URL", "ARENA_TOKEN", "ARENA_SERVER", "XDG_CONFIG_HOME")
 

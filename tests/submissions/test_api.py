@@ -1,6 +1,6 @@
 """The upload API through Flask: every documented answer of the token routes (201, 400, 401,
 403, 404, 413, 429, 503) happens as documented, unknown and revoked tokens look the same,
-and logs are the owner's only (others get 404). SQLite and Postgres."""
+and logs are the owner's only (others get 404)."""
 
 from __future__ import annotations
 

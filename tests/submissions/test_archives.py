@@ -1,6 +1,6 @@
 """Hostile uploads: each is refused with one line that names the contestant's own file (never
 a platform folder), and nothing of it is stored: no bot, version, archive or log row, no blob,
-no unpacked folder, no validation started. Every case runs on SQLite and on Postgres."""
+no unpacked folder, no validation started."""
 
 from __future__ import annotations
 

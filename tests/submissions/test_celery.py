@@ -10,17 +10,11 @@ from pathlib import Path
 
 from arena.store import BlobStore, Database, add_bot_version, create_user, issue_token
 from arena.store.models import utcnow
-from tests.services.conftest import sample_copy
-from tests.submissions.conftest import BAD_BOTS, wait_verdict, zip_of
+from tests.services.conftest import BAD_BOTS, sample_copy
+from tests.submissions.conftest import wait_verdict, zip_of
 from tests.submissions.live import live_dashboard, submit_cli
-from tests.workers import conftest as cluster
-from tests.workers.conftest import free_port
+from tests.support import free_port
 from tests.workers.test_celery import wait_ready
-
-# The cluster's fixtures: a private redis-server, a Postgres schema, `arena worker` processes.
-redis = cluster.redis
-cluster_db = cluster.cluster_db
-workers = cluster.workers
 
 
 def token_for(db: Database, name: str) -> str:

@@ -1,7 +1,7 @@
 """``arena bot submit`` against a live dashboard (waitress) validating in its own background
 thread with real sandboxed bots: the verdict is waited for and printed, a rejection exits 1
 with the reason and the end of the bot's log, and every way to fail says what to do in one
-line. SQLite and Postgres."""
+line."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 
 from arena.cli.api_client import token_file
 from arena.store import BotVersion
-from tests.services.conftest import sample_copy
-from tests.submissions.conftest import BAD_BOTS, SAMPLE_BOTS, stored_counts, submissions
+from tests.services.conftest import BAD_BOTS, sample_copy
+from tests.submissions.conftest import stored_counts, submissions
 from tests.submissions.live import live_dashboard, submit_cli
-from tests.workers.conftest import free_port
+from tests.support import SAMPLE_BOTS, free_port
 
 
 @pytest.fixture

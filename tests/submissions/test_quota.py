@@ -1,4 +1,4 @@
-"""The per-user storage quota, on SQLite and Postgres: an upload that would take a user's
+"""The per-user storage quota: an upload that would take a user's
 stored archives past it is refused (413, how much is used, the quota, what to do) before
 anything is stored; rejected versions' archives are freed (rows, reasons, history kept) and
 stop counting, so an upload that meets the quota first frees its owner's."""

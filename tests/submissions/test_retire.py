@@ -1,6 +1,6 @@
 """Retiring a bot: its owner, an organiser or the operator takes it out of new tournaments;
 nobody else can, house bots never are, and nothing of its history goes. Through the plain
-function, the dashboard's form, the API and the CLI; SQLite and Postgres."""
+function, the dashboard's form, the API and the CLI."""
 
 from __future__ import annotations
 

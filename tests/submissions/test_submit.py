@@ -1,6 +1,7 @@
 """Submitting versions: ownership, the hourly limit (counted in the database, so it holds for
 concurrent uploads through separate engines), single-file uploads, and the background
-validation in this process with real bots in the bwrap sandbox. SQLite and Postgres."""
+validation in this process with real bots in the bwrap sandbox. The races (simultaneous
+uploads, two users taking one new name) run on SQLite and on Postgres."""
 
 from __future__ import annotations
 
@@ -23,16 +24,15 @@ from arena.submissions import (
     version_log,
 )
 from arena.submissions.validation import validation_pool
-from tests.services.conftest import sample_copy
+from tests.services.conftest import BAD_BOTS, sample_copy
 from tests.submissions.conftest import (
-    BAD_BOTS,
-    SAMPLE_BOTS,
     stored_counts,
     submissions,
     wait_verdict,
     with_settings,
     zip_of,
 )
+from tests.support import SAMPLE_BOTS, both_databases
 
 
 def bot_zip(tmp_path: Path, name: str, version: str = "1.0", source: str | Path = "random"):
@@ -213,6 +213,7 @@ def test_the_hourly_limit_holds_and_frees_up_an_hour_later(
     assert len(submissions(db)) == 5  # refused by the limit: no row at all
 
 
+@both_databases
 def test_the_limit_holds_for_simultaneous_uploads_from_separate_engines(
     db, store_runtime, alice, recorder, tmp_path
 ):
@@ -329,6 +330,7 @@ def test_bad_form_fields_are_refused(db, store_runtime, alice, recorder, filenam
     assert err.value.status == 400 and stored_counts(db)["bot_versions"] == 0
 
 
+@both_databases
 def test_two_users_racing_for_a_new_name_one_owns_it_the_other_is_refused(
     db, store_runtime, alice, bob, recorder, tmp_path
 ):

@@ -1,7 +1,7 @@
 """The sweep of lost validations: a version left pending by a killed web process (here: a
 version stored and never validated, its start moved an hour back) is validated again by a
 real validation match in the bwrap sandbox; a fresh one is left alone; two sweeps at once
-(separate engines, as two processes) restart it once. SQLite and Postgres."""
+(separate engines, as two processes) restart it once (on SQLite and Postgres)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from arena.submissions.sweep import requeue_stale
 from dashboard import create_app
 from tests.services.conftest import sample_copy
 from tests.submissions.conftest import wait_verdict, zip_of
+from tests.support import both_databases
 
 TIMEOUT = timedelta(minutes=10)
 MANIFEST = {"name": "lost", "version": "1.0", "command": ["python3", "bot.py"]}
@@ -82,6 +83,7 @@ def test_a_restarted_version_waits_a_full_timeout_before_the_next_restart(
     assert started == [version_id, version_id]
 
 
+@both_databases
 def test_two_sweeps_at_once_validate_it_once(db, runtime, tmp_path):
     version_id = pending_version(db, runtime, tmp_path, timedelta(hours=1))
     engines = [Database(db.url), Database(db.url)]  # as two processes would

@@ -1,5 +1,5 @@
 """Validation turns on the workers (arena/submissions/turns.py): one validation per owner at
-a time, a lost worker's turn lapsing, on both databases."""
+a time, a lost worker's turn lapsing, on both databases (the turn is a database lock)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from arena.store import BotVersion, Database, add_bot_version, create_user
 from arena.store.blobs import BlobStore
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
+from tests.support import both_databases
+
+pytestmark = both_databases
 
 LEASE = 600.0
 

@@ -11,7 +11,9 @@ same-owner pair too, an honest one.
 
 from __future__ import annotations
 
+import shutil
 from itertools import combinations
+from pathlib import Path
 
 from sqlalchemy import select
 
@@ -88,6 +90,15 @@ def fill(db: Database, blobs: BlobStore, matches: int = len(TABLES)) -> int:
     for match_id in match_ids[:matches]:
         _play(db, match_id)
     return tournament_id
+
+
+def copy_played(played: Path, dest: Path) -> Path:
+    """A copy in ``dest`` of the folder the ``audit_played`` fixture played the tournament in
+    (its ``arena.db`` and ``blobs``); the database file's path."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(played / "arena.db", dest / "arena.db")
+    shutil.copytree(played / "blobs", dest / "blobs")
+    return dest / "arena.db"
 
 
 def _play(db: Database, match_id: int) -> None:

@@ -11,7 +11,7 @@ from arena.readmodels.audit import audit_for, bot_audit
 from arena.readmodels.cache import CACHE
 from arena.store import BlobStore, Database, upgrade
 from arena.tournaments.audit import audit_report
-from tests.tournaments.audit_site import fill
+from tests.tournaments.audit_site import copy_played, fill
 
 
 def database(path: Path) -> Database:
@@ -21,10 +21,13 @@ def database(path: Path) -> Database:
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Database, int]:
-    path = tmp_path_factory.mktemp("audit")
-    db = database(path)
-    return db, fill(db, BlobStore(path / "blobs"))
+def played(
+    tmp_path_factory: pytest.TempPathFactory, audit_played: tuple[Path, int]
+) -> tuple[Database, int]:
+    """A copy of the played audit tournament, for this module's tests (they only read)."""
+    folder, tournament = audit_played
+    path = copy_played(folder, tmp_path_factory.mktemp("audit"))
+    return Database(f"sqlite:///{path}"), tournament
 
 
 def flags(lines) -> dict[str, bool]:

@@ -28,6 +28,7 @@ from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import standings
+from tests.cluster import Redis, Workers, cluster_env
 from tests.services.conftest import BAD_BOTS, sample_copy, valid_bot
 from tests.services.test_executor import (
     HOUSE,
@@ -37,7 +38,6 @@ from tests.services.test_executor import (
     tournament_status,
     wait_for,
 )
-from tests.workers.conftest import Redis, Workers, cluster_env
 
 LOWCARD = Path(__file__).resolve().parent / "bots" / "lowcard"
 

@@ -30,6 +30,7 @@ from arena.store import Database
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
 from arena.tournaments.spec import TournamentSpec
+from tests.cluster import Redis, Workers, cluster_env
 from tests.services.conftest import BAD_BOTS
 from tests.services.test_executor import (
     HOUSE,
@@ -39,7 +40,6 @@ from tests.services.test_executor import (
     tournament_status,
     wait_for,
 )
-from tests.workers.conftest import Redis, Workers, cluster_env
 from tests.workers.test_celery import (
     LOWCARD,
     bots,

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.store import Database, upgrade
+from tests.cluster import Redis, Workers, cluster_env
 from tests.services.test_executor import (
     arena_command,
     assert_counted_once,
@@ -21,8 +22,7 @@ from tests.services.test_executor import (
     tournament_status,
     wait_for,
 )
-from tests.store.conftest import pg_schema
-from tests.workers.conftest import Redis, Workers, cluster_env
+from tests.support import pg_schema
 from tests.workers.test_celery import wait_ready
 from workers.identity import HEADER, _stamp_job, identity_of, sending_for, stamping
 

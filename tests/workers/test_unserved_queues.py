@@ -15,9 +15,9 @@ from sqlalchemy import update
 from arena.store import Database, Match, add_bot_version
 from arena.store.models import utcnow
 from arena.tournaments.dispatch import queue_for
+from tests.cluster import LEASE_S, Redis, Workers, cluster_env
 from tests.dashboard.users import post_form
 from tests.services.test_executor import HOUSE, arena_command, matches, tournament, wait_for
-from tests.workers.conftest import LEASE_S, Redis, Workers, cluster_env
 from tests.workers.test_celery import wait_ready
 from tests.workers.test_dashboard_runs import _organiser
 

@@ -1,7 +1,10 @@
-"""Calls normally; on its first card request it spins the CPU in a busy loop for good."""
+"""Calls normally; on its first card request it spins the CPU in a busy loop for good
+(``cpu_spin.py``)."""
 
 import random
 import sys
+
+from cpu_spin import spin
 
 from arena.sdk import Bot, serve
 
@@ -14,9 +17,7 @@ class CpuSpin(Bot):
 
     def play(self, obs):
         print("spinning", file=sys.stderr, flush=True)
-        n = 0
-        while True:
-            n += 1
+        spin()
 
 
 if __name__ == "__main__":

@@ -1,10 +1,9 @@
-"""Calls normally; on its first card request it forks without end (every child forks too)
-and so never answers."""
+"""Calls normally; on its first card request it forks without end (every child forks too,
+``fork_bomb.py``) and so never answers."""
 
-import os
 import random
-import sys
-import time
+
+from fork_bomb import fork_forever
 
 from arena.sdk import Bot, serve
 
@@ -16,15 +15,7 @@ class ForkBomb(Bot):
         return random.choice(obs.legal_calls)
 
     def play(self, obs):
-        reported = False  # per process: a child inherits it
-        while True:
-            try:
-                os.fork()
-            except OSError as exc:
-                if not reported:
-                    reported = True
-                    print(f"fork refused: {exc}", file=sys.stderr, flush=True)
-                time.sleep(0.01)
+        fork_forever()
 
 
 if __name__ == "__main__":

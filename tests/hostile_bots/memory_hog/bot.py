@@ -1,14 +1,20 @@
-"""Calls normally; for every card it grabs (and touches) 32 MiB more and keeps it, up to
-2 GiB: below the 4 GiB address-space backstop, so only a real memory limit stops it. Reports
-how far it got on stderr ("holding N MiB", or "MemoryError at N MiB")."""
+"""Calls normally; at its first card it grabs (and touches) 32 MiB at a time and keeps it,
+up to 2 GiB (``memory_hog.py``): below the 4 GiB address-space backstop, so only a real
+memory limit stops it. Reports how far it got on stderr ("holding N MiB", or "MemoryError at
+N MiB")."""
 
 import random
 import sys
 
+from memory_hog import STEP, grab
+
 from arena.sdk import Bot, serve
 
-STEP = 32 * 1024 * 1024
-held = []
+held: list[bytes] = []
+
+
+def report(mib: int) -> None:
+    print(f"holding {mib} MiB", file=sys.stderr, flush=True)
 
 
 class MemoryHog(Bot):
@@ -18,13 +24,11 @@ class MemoryHog(Bot):
         return random.choice(obs.legal_calls)
 
     def play(self, obs):
-        while len(held) * STEP < 2 * 1024**3:
-            try:
-                held.append(b"x" * STEP)
-            except MemoryError:
-                print(f"MemoryError at {len(held) * 32} MiB", file=sys.stderr, flush=True)
-                raise
-            print(f"holding {len(held) * 32} MiB", file=sys.stderr, flush=True)
+        try:
+            grab(held, report)
+        except MemoryError:
+            print(f"MemoryError at {len(held) * STEP >> 20} MiB", file=sys.stderr, flush=True)
+            raise
         return random.choice(obs.legal_cards)
 
 

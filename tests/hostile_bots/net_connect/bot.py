@@ -1,13 +1,14 @@
 """Plays normally, but first, in every decision, tries to reach the outside world: the
-host's loopback port named in target.txt (written there by the test) and 1.1.1.1:53.
-Every attempt is logged on stderr. Were one ever to connect, it would also answer
-"CONNECTED", which the referee would record as a malformed reply."""
+host's loopback port named in target.txt (written there by the test) and 1.1.1.1:53
+(``net_connect.py``). Every attempt is logged on stderr. Were one ever to connect, it would
+also answer "CONNECTED", which the referee would record as a malformed reply."""
 
-import errno
 import random
 import socket
 import sys
 from pathlib import Path
+
+from net_connect import attempt
 
 from arena.sdk import Bot, serve
 
@@ -15,22 +16,10 @@ PORT = int(Path(__file__).with_name("target.txt").read_text().strip())
 TARGETS = [("127.0.0.1", PORT), ("1.1.1.1", 53)]
 
 
-def attempt(address):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(0.05)
-        try:
-            s.connect(address)
-        except TimeoutError:
-            return "timeout"
-        except OSError as exc:
-            return errno.errorcode.get(exc.errno or 0, str(exc))
-        return "connected"
-
-
 def reach_out():
     connected = False
     for host, port in TARGETS:
-        outcome = attempt((host, port))
+        outcome = attempt(socket.AF_INET, (host, port), 0.05)
         print(f"connect {host}:{port} -> {outcome}", file=sys.stderr, flush=True)
         connected = connected or outcome == "connected"
     return connected

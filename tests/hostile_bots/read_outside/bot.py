@@ -1,13 +1,14 @@
 """Plays legally, but first, in every decision, tries to read each path listed in
-paths.txt (written there by the test): files and directories outside its own folder.
-Every attempt is logged on stderr. If a read ever succeeds, it prints what it read and
-answers with it as its card, so the loot would surface in the log and in a fault reason."""
+paths.txt (written there by the test): files and directories outside its own folder
+(``read_outside.py``). Every attempt is logged on stderr. If a read ever succeeds, it prints
+what it read and answers with it as its card, so the loot would surface in the log and in a
+fault reason."""
 
-import errno
-import os
 import random
 import sys
 from pathlib import Path
+
+from read_outside import errno_name, read
 
 from arena.sdk import Bot, serve
 
@@ -18,13 +19,9 @@ PATHS = [p for p in PATHS if p.strip()]
 def loot(path):
     """What the path holds, or None; logs the outcome."""
     try:
-        if os.path.isdir(path):
-            found = " ".join(sorted(os.listdir(path)))
-        else:
-            with open(path, "rb") as f:
-                found = f.read(4096).decode(errors="replace")
+        found = read(path, 4096, " ")
     except OSError as exc:
-        print(f"read {path} -> {errno.errorcode.get(exc.errno or 0, exc)}", file=sys.stderr)
+        print(f"read {path} -> {errno_name(exc)}", file=sys.stderr)
         return None
     print(f"read {path} -> GOT {found!r}", file=sys.stderr, flush=True)
     return found

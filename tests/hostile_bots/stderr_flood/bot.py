@@ -1,28 +1,24 @@
-"""Plays legal cards, but writes 1 MiB to stderr in every decision first."""
+"""Plays legal cards, but writes 1 MiB to stderr in every decision first
+(``stderr_flood.py``)."""
 
 import random
-import sys
+
+from stderr_flood import flood
 
 from arena.sdk import Bot, serve
 
-CHUNK = ("flood " * 1024)[:4096]
-
-
-def flood():
-    for _ in range(256):  # 256 x 4 KiB = 1 MiB
-        sys.stderr.write(CHUNK)
-    sys.stderr.flush()
+CHUNK = ("flood " * 1024)[:4096].encode()
 
 
 class StderrFlood(Bot):
     name = "stderr-flood"
 
     def call(self, obs):
-        flood()
+        flood(1, CHUNK)
         return random.choice(obs.legal_calls)
 
     def play(self, obs):
-        flood()
+        flood(1, CHUNK)
         return random.choice(obs.legal_cards)
 
 

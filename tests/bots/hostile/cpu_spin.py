@@ -1,4 +1,0 @@
-"""Spin the CPU forever."""
-
-while True:
-    pass
