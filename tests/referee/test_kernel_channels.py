@@ -180,9 +180,12 @@ def test_control_kernel_memory_bot_remembers_without_the_defences(
     record, [log], _ = play([kernel_memory_bot(tmp_path)], tmp_path, unsafe_policy)
     first_hand = sorted(hand_of(record, 0, 0, 0))
     found = remembered(log)
-    for game in range(1, GAMES):
-        for channel in ("keys", "cache:own", "cache:shared"):
-            assert carries(found.get((game, channel), []), first_hand), (game, channel, log)
+    # Each channel carries the hand (a control: one later game proves it open). Not every
+    # game: the host may reclaim cached pages under memory pressure between two games.
+    for channel in ("keys", "cache:own", "cache:shared"):
+        carried = [g for g in range(1, GAMES) if carries(found.get((g, channel), []), first_hand)]
+        assert carried, (channel, log)
+    assert all(carries(found.get((g, "keys"), []), first_hand) for g in range(1, GAMES)), log
     assert re.search(r"^OPERATOR KEY SEEN game 1: .*arena-operator-secret", log, re.M), log
 
 
