@@ -177,12 +177,23 @@ def test_kernel_memory_bot_carries_nothing_into_later_games(
 def test_control_kernel_memory_bot_remembers_without_the_defences(
     tmp_path: Path, unsafe_policy, operator_key
 ) -> None:
-    record, [log], _ = play([kernel_memory_bot(tmp_path)], tmp_path, unsafe_policy)
-    first_hand = sorted(hand_of(record, 0, 0, 0))
-    found = remembered(log)
-    for game in range(1, GAMES):
-        for channel in ("keys", "cache:own", "cache:shared"):
-            assert carries(found.get((game, channel), []), first_hand), (game, channel, log)
+    # Each channel carries the hand (a control: one later game proves it open). Not every
+    # game, and up to three matches: bots of other platforms on this host (a benchmark, a
+    # worker) evict pages their own cgroups were charged for, ours among them.
+    for attempt in range(3):
+        run = tmp_path / f"attempt-{attempt}"
+        record, [log], _ = play([kernel_memory_bot(run)], run, unsafe_policy)
+        first_hand = sorted(hand_of(record, 0, 0, 0))
+        found = remembered(log)
+        missing = [
+            channel
+            for channel in ("keys", "cache:own", "cache:shared")
+            if not any(carries(found.get((g, channel), []), first_hand) for g in range(1, GAMES))
+        ]
+        if not missing:
+            break
+    assert not missing, (missing, log)
+    assert all(carries(found.get((g, "keys"), []), first_hand) for g in range(1, GAMES)), log
     assert re.search(r"^OPERATOR KEY SEEN game 1: .*arena-operator-secret", log, re.M), log
 
 

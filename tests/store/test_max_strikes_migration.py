@@ -54,7 +54,7 @@ def test_an_old_row_with_max_strikes_in_its_clock_still_loads(db_url: URL) -> No
         )
     engine.dispose()
 
-    upgrade(db_url)
+    upgrade(db_url, "0011_max_strikes")
     assert current_revision(db_url) == "0011_max_strikes"
     assert _clocks(db_url) == {"strict": CLOCK, "by hand": CLOCK}
     db = Database(db_url)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from itertools import combinations
 from math import comb
@@ -183,12 +182,11 @@ def test_an_exact_design_is_found_when_it_is_easy() -> None:
     assert set(stats.pairs.tolist()) == {3}
 
 
-def test_forty_bots_and_a_thousand_tables_is_quick() -> None:
-    start = time.perf_counter()
+def test_forty_bots_and_a_thousand_tables_are_spread_evenly() -> None:
+    """At this size too (its speed is measured by benchmarks, not asserted here)."""
     tables = schedule(bots(40), seed=2024, tables=1000)
-    elapsed = time.perf_counter() - start
+    assert len(tables) == 1000
     assert Stats(tables, bots(40)).pair_spread <= 1
-    assert elapsed < 5.0  # about 0.2 s on a laptop; generous for loaded CI machines
 
 
 # --- seats and table order -------------------------------------------------------------

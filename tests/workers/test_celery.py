@@ -152,17 +152,7 @@ def test_a_worker_killed_mid_match_costs_one_rerun(cluster_db, runtime, redis, w
     workers.start(), workers.start()
     wait_ready(workers, 2)
     follower = follow_cli(cluster_db, redis, tmp_path, tid)
-    victim: list[subprocess.Popen] = []
-
-    def someone_playing() -> bool:
-        found = running_under(cluster_db, tid, workers)
-        victim.extend([found] if found else [])
-        return found is not None
-
-    wait_for(someone_playing, 120, "a worker playing a match")
-    killed = {m.id for m in matches(cluster_db, tid) if m.status == "running"}
-    time.sleep(0.3)  # well into the match
-    workers.kill(victim[0])
+    killed = kill_a_playing_worker(cluster_db, tid, workers)
 
     finished(follower, workers)
     after = matches(cluster_db, tid)
@@ -170,6 +160,23 @@ def test_a_worker_killed_mid_match_costs_one_rerun(cluster_db, runtime, redis, w
     assert any(m.attempts == 2 for m in after if m.id in killed)
     assert_counted_once(cluster_db, tid, games=1)
     assert tournament_status(cluster_db, tid) == "done"
+
+
+def kill_a_playing_worker(db: Database, tid: int, workers: Workers) -> set[int]:
+    """SIGKILL a worker well into a match of tournament ``tid``; the ids of the matches that
+    were running then."""
+    victim: list[subprocess.Popen] = []
+
+    def someone_playing() -> bool:
+        found = running_under(db, tid, workers)
+        victim.extend([found] if found else [])
+        return found is not None
+
+    wait_for(someone_playing, 120, "a worker playing a match")
+    killed = {m.id for m in matches(db, tid) if m.status == "running"}
+    time.sleep(0.3)  # well into the match
+    workers.kill(victim[0])
+    return killed
 
 
 def _waiting_to_write_replay(db: Database) -> bool:

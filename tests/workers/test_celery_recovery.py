@@ -46,7 +46,7 @@ from tests.workers.test_celery import (
     create,
     finished,
     follow_cli,
-    running_under,
+    kill_a_playing_worker,
     same_deals,
     table,
     wait_ready,
@@ -96,17 +96,7 @@ def test_a_detached_run_finishes_after_a_worker_is_killed_mid_match(
     try:
         wait_ready(workers, 2)
         finished(follow_cli(cluster_db, redis, tmp_path, tid, "--detach"), workers)
-        victim: list[subprocess.Popen] = []
-
-        def someone_playing() -> bool:
-            found = running_under(cluster_db, tid, workers)
-            victim.extend([found] if found else [])
-            return found is not None
-
-        wait_for(someone_playing, 120, "a worker playing a match")
-        killed = {m.id for m in matches(cluster_db, tid) if m.status == "running"}
-        time.sleep(0.3)  # well into the match
-        workers.kill(victim[0])
+        killed = kill_a_playing_worker(cluster_db, tid, workers)
         since = time.monotonic()
 
         def done() -> bool:
@@ -119,7 +109,9 @@ def test_a_detached_run_finishes_after_a_worker_is_killed_mid_match(
     print(f"\nfinished {took:.1f} s after the kill -9 (lease {LEASE_S} s: {took / LEASE_S:.2f})")
     after = matches(cluster_db, tid)
     assert all(m.status == "done" for m in after)
-    assert any(m.attempts == 2 for m in after if m.id in killed)
+    assert any(m.attempts == 2 for m in after if m.id in killed), [
+        (m.id, m.status, m.attempts) for m in after
+    ] + [killed]
     assert_counted_once(cluster_db, tid, games=1)
     # the recovery's doing (its job's return value), not the broker's
     assert re.search(r"succeeded in [\d.]+s: '[1-9]\d* matches sent again", worker_logs(tmp_path))

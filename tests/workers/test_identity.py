@@ -96,3 +96,38 @@ def test_a_worker_on_another_database_refuses_the_jobs_and_the_right_one_plays_t
     assert [m.status for m in played] == ["done"] * total
     assert_counted_once(cluster_db, tid, games=1)
     assert "Traceback" not in astray.logs()
+
+
+def test_a_refused_job_goes_back_until_a_cap_then_is_dropped_unrun(monkeypatch, caplog) -> None:
+    """The task class alone, run eagerly (a retry runs at once): stamped for this worker's
+    database, or unstamped, a job runs; stamped for another, it is sent back MAX_REFUSALS
+    times, each logged, then dropped without running; a database made anew since the worker
+    read its identity is read again before refusing."""
+    from celery import Celery
+
+    import workers.identity as identity
+
+    app = Celery("probe", task_cls=identity.DatabaseBoundTask, set_as_current=False)
+    app.conf.task_always_eager = True
+    ran: list[int] = []
+
+    @app.task(bind=True, max_retries=None)
+    def probe(self, x: int) -> str:
+        ran.append(x)
+        return "ran"
+
+    known = {"identity": "old"}
+    monkeypatch.setattr(
+        identity, "own_identity", lambda fresh=False: "new" if fresh else known["identity"]
+    )
+    monkeypatch.setattr(identity, "_where", lambda: "postgresql://elsewhere/arena")
+    assert probe.apply_async((1,), headers={HEADER: "old"}).get() == "ran"
+    assert probe.apply_async((2,)).get() == "ran"  # from an earlier version: unstamped
+    assert probe.apply_async((3,), headers={HEADER: "new"}).get() == "ran"  # read again
+    with caplog.at_level("ERROR", logger="workers.identity"):
+        dropped = probe.apply_async((4,), headers={HEADER: "theirs"}).get()
+    assert dropped.startswith("dropped") and ran == [1, 2, 3]
+    refusals = [r.getMessage() for r in caplog.records if r.getMessage().startswith("REFUSED")]
+    assert len(refusals) == identity.MAX_REFUSALS
+    assert "theirs" in refusals[0] and "postgresql://elsewhere/arena" in refusals[0]
+    assert any(r.getMessage().startswith("DROPPED") for r in caplog.records)

@@ -14,10 +14,8 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from kombu.exceptions import ChannelError
-
 from arena.tournaments.dispatch import RUNTIME_QUEUES
-from workers.app import app
+from workers.app import app, waiting
 
 ASK_TIMEOUT_S = 1.0  # how long live workers have to say which queues they take
 log = logging.getLogger(__name__)
@@ -46,17 +44,10 @@ def waiting_jobs(queues: Iterable[str]) -> dict[str, int] | None:
     try:
         with app.connection_for_read() as conn:
             channel = conn.default_channel
-            return {queue: _waiting(channel, queue) for queue in sorted(set(queues))}
+            return {queue: waiting(channel, queue) for queue in sorted(set(queues))}
     except Exception as exc:  # the broker away, restarting, refusing: it cannot say
         log.info("cannot count the jobs waiting in the broker (%s)", exc)
         return None
-
-
-def _waiting(channel, queue: str) -> int:
-    try:
-        return channel.queue_declare(queue, passive=True).message_count
-    except ChannelError:  # never declared: nothing was ever sent to it
-        return 0
 
 
 def consumed_queues(timeout: float = ASK_TIMEOUT_S) -> set[str] | None:
