@@ -253,6 +253,7 @@ def start_workers(env: dict[str, str], count: int, root: Path) -> list[subproces
     deadline = time.monotonic() + 60
     while sum("ready." in p.read_text() for p in root.glob("worker-*.log")) < count:
         if time.monotonic() > deadline:
+            stop_workers(procs)
             logs = "".join(p.read_text()[-2000:] for p in root.glob("worker-*.log"))
             raise SystemExit(f"workers did not start:\n{logs}")
         time.sleep(0.1)
@@ -284,10 +285,14 @@ def celery(
         state = follow(db, tid, lease_s=60)
         return (time.perf_counter() - start) / state["done"]
     finally:
-        for proc in procs:
-            os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            proc.wait()
+        stop_workers(procs)
+
+
+def stop_workers(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        proc.wait()
 
 
 def idle_gap_ms(db: Database, tid: int) -> float:
