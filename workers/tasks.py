@@ -44,6 +44,11 @@ _context: tuple[int, Database, Runtime] | None = None
 _settings: Settings | None = None
 
 
+def _configured() -> Settings:
+    """The settings ``use_settings`` gave, else the environment's."""
+    return _settings or Settings.from_env()
+
+
 def use_settings(settings: Settings) -> None:
     """The settings this worker's command was given (before its pool forks); default: the
     environment's."""
@@ -55,7 +60,7 @@ def context() -> tuple[Database, Runtime]:
     """This process's database and runtime (engines must not cross a fork)."""
     global _context
     if _context is None or _context[0] != os.getpid():
-        settings = _settings or Settings.from_env()
+        settings = _configured()
         _context = (os.getpid(), Database(settings.database_url), Runtime(settings))
     return _context[1], _context[2]
 
@@ -83,7 +88,7 @@ def through_outages(task: Task, body: Callable[[], T]) -> T:
 @worker_init.connect
 def _sweep(**_kwargs) -> None:
     """Bots a killed earlier worker on this machine left behind."""
-    sweep_leftovers(SandboxPolicy.from_settings(_settings or Settings.from_env()))
+    sweep_leftovers(SandboxPolicy.from_settings(_configured()))
 
 
 def _validations(db: Database, runtime: Runtime):
