@@ -12,7 +12,6 @@ from werkzeug.http import parse_options_header
 
 from arena.players.player import public_reason
 from arena.readmodels.bots import bot_list, bot_page
-from arena.readmodels.cache import CACHE
 from arena.readmodels.decision import export_decision
 from arena.readmodels.leaderboard import leaderboard as board_of
 from arena.readmodels.matches import match_detail, match_list
@@ -23,6 +22,7 @@ from arena.readmodels.tournaments import (
     tournament_summary,
 )
 from arena.submissions import SubmissionError, set_retired, submission_status, version_log
+from arena.tournaments.cache import CACHE
 from dashboard.db import session
 from dashboard.matches import finished_record, record_or_409
 from dashboard.params import match_filter, scope

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from markupsafe import Markup
 
-from arena.readmodels.cache import CACHE, Scope
+from arena.tournaments.cache import CACHE, Scope
 from dashboard.db import session
 
 

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 from sqlalchemy.orm import Session
 
-from arena.readmodels.cache import Scope
 from arena.readmodels.leaderboard import default_scope
 from arena.readmodels.matches import MatchFilter
+from arena.tournaments.cache import Scope
 from dashboard.targets import MAX_ID
 
 

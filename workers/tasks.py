@@ -21,11 +21,13 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import DBAPIError
 
 from arena.config import Settings
+from arena.ladders.feed import feed, feed_all
 from arena.registry import validate_stored
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy, sweep_leftovers
 from arena.store import Database, get_match
 from arena.store.db import database_down, outage_text
+from arena.store.ladders import ladder_of_tournament
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
@@ -137,9 +139,17 @@ def _run_match(task: Task, match_id: int) -> str:
         tournament_id, running = match.tournament_id, match.status == "running"
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
         raise task.retry(countdown=runtime.settings.lease_s)
+    if ladder_id := ladder_of(db, tournament_id):  # keep the ladder's queue topped up
+        feed(db, runtime, ladder_id)
     finish_if_over(db, tournament_id)
     send_new_matches(db, tournament_id)
     return status
+
+
+def ladder_of(db: Database, tournament_id: int) -> int | None:
+    with db.session(read_only=True) as s:
+        ladder = ladder_of_tournament(s, tournament_id)
+        return None if ladder is None else ladder.id
 
 
 def send_match(match_id: int, queue: str) -> bool:
@@ -174,15 +184,17 @@ def idle_queues() -> Callable[[str], bool]:
 
 @app.task(name="arena.recover")
 def recover_task() -> str:
-    """The beat's periodic job: send again the matches whose job or worker was lost, finish
-    the tournaments that are over (``arena.tournaments.dispatch.recover``), restart lost
-    validations (``arena.submissions.sweep``). Safe on many hosts at once; while the
+    """The beat's periodic job: top the ladders' queues up (``arena.ladders.feed``), send
+    the new matches and again those whose job or worker was lost, finish the tournaments
+    that are over (``arena.tournaments.dispatch.recover``), restart lost validations
+    (``arena.submissions.sweep``). Safe on many hosts at once; while the
     database is down it does nothing (the next tick tries again)."""
     from arena.submissions.sweep import requeue_stale
 
     db, runtime = context()
     settings = runtime.settings
     try:
+        fed = feed_all(db, runtime)
         sent = recover(db, settings.lease_s, idle_queues(), send_match)
         timeout = timedelta(seconds=settings.pending_timeout_s)
         restarted = requeue_stale(db, _validations(db, runtime), timeout)
@@ -191,7 +203,10 @@ def recover_task() -> str:
             raise
         log.warning("database unreachable (%s): recovery waits for the next tick", outage_text(exc))
         return "database unreachable"
-    return f"{sum(sent.values())} matches sent again, {len(restarted)} validations restarted"
+    return (
+        f"{sum(fed.values())} ladder matches scheduled, {sum(sent.values())} matches sent "
+        f"(new ladder matches and lost ones), {len(restarted)} validations restarted"
+    )
 
 
 @app.task(name="arena.finish_tournament")

@@ -9,6 +9,7 @@ from arena.cli.bots import bot
 from arena.cli.dashboard import dashboard
 from arena.cli.db import db
 from arena.cli.demo import demo
+from arena.cli.ladder import ladder
 from arena.cli.play import play
 from arena.cli.replay import replay
 from arena.cli.setup import setup
@@ -37,6 +38,7 @@ COMMANDS = (
     replay,
     bot,
     tournament,
+    ladder,
     standings_command,
     audit_command,
     user,

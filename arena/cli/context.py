@@ -10,6 +10,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 
 from arena.bots.package import PackageError
 from arena.config import Settings
+from arena.ladders.entrants import ensure_ladder
 from arena.runtime import Runtime
 from arena.sandbox import SandboxError
 from arena.store import Database, StoreError, normalise_url, upgrade
@@ -47,6 +48,7 @@ def open_database(settings: Settings) -> Database:
                 f"the database at {where} is not up to date: run `arena db upgrade`"
             )
         upgrade(db.url)
+    ensure_ladder(db)  # the first start opens the default ladder (one indexed read after)
     return db
 
 

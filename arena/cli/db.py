@@ -6,7 +6,8 @@ import click
 
 from arena.cli.context import user_errors
 from arena.config import Settings
-from arena.store import normalise_url, upgrade
+from arena.ladders.entrants import ensure_ladder
+from arena.store import Database, normalise_url, upgrade
 
 
 @click.group()
@@ -16,8 +17,9 @@ def db() -> None:
 
 @db.command("upgrade")
 def upgrade_command() -> None:
-    """Apply every migration not yet applied. Runs at once wait for each other (a lock in
-    the database); the later ones find nothing to do."""
+    """Apply every migration not yet applied, and open the default (pagat) ladder if there
+    is none. Runs at once wait for each other (a lock in the database); the later ones find
+    nothing to do."""
     with user_errors():
         url = normalise_url(Settings.from_env().database_url)
         where = url.render_as_string()
@@ -26,5 +28,6 @@ def upgrade_command() -> None:
             click.echo(f"database {where}: another upgrade is running; waiting for it")
 
         before, after = upgrade(url, on_wait=waiting)
+        ensure_ladder(Database(url))
     change = "nothing to do" if before == after else f"upgraded from {before or 'empty'}"
     click.echo(f"database {where} is up to date ({after}; {change})")

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from arena.ratings.audit import NEEDS
-from arena.readmodels.cache import CACHE, Scope
 from arena.tournaments.audit import AuditLine, AuditReport, audit_report
+from arena.tournaments.cache import CACHE, Scope
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.readmodels.cache import CACHE, Scope
 from arena.store import BotVersion, StoreError, Tournament, game_rows, owners_of
+from arena.tournaments.cache import CACHE, Scope
 from arena.tournaments.standings import Standing, model_for, rank, scale_note
 
 AXIS_PAD = 0.05

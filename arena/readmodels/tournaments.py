@@ -9,7 +9,6 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.readmodels.cache import CACHE, note_results_version
 from arena.readmodels.headtohead import Cell, head_to_head
 from arena.readmodels.leaderboard import Leaderboard, leaderboard
 from arena.store import (
@@ -21,6 +20,7 @@ from arena.store import (
     get_tournament,
 )
 from arena.store.models import MATCH_STATUSES
+from arena.tournaments.cache import CACHE, note_results_version
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ NAMING = {
 
 BOT_STATUSES = ("pending", "valid", "rejected")
 TOURNAMENT_STATUSES = ("draft", "running", "done")
+# A ladder's matches live in a tournament row of kind "ladder" (arena.ladders), so leases,
+# recovery, results, replays and logs serve it unchanged; it never ends.
+TOURNAMENT_KINDS = ("tournament", "ladder")
 MATCH_STATUSES = ("pending", "running", "done", "failed")
 
 
@@ -185,7 +188,7 @@ class BotArchive(Base):
 
 class Tournament(Base):
     __tablename__ = "tournaments"
-    __table_args__ = (_one_of("status", TOURNAMENT_STATUSES),)
+    __table_args__ = (_one_of("status", TOURNAMENT_STATUSES), _one_of("kind", TOURNAMENT_KINDS))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(128))
@@ -207,6 +210,7 @@ class Tournament(Base):
     adaptive_top: Mapped[int | None] = mapped_column(Integer)
     # The organiser let two bots of one owner share a table (fair play refuses it otherwise).
     allow_same_owner: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    kind: Mapped[str] = mapped_column(String(16), default="tournament", server_default="tournament")
 
     entries: Mapped[list[TournamentEntry]] = relationship(order_by="TournamentEntry.entrant_index")
 
@@ -254,6 +258,32 @@ class Match(Base):
     wall_seconds: Mapped[float | None] = mapped_column(Float)
     # A bot ran without the bwrap sandbox (the operator's --unsafe-no-sandbox).
     unsandboxed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # When it was scheduled (NULL: before 0013): a ladder's matches-per-hour cap counts these.
+    created_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Ladder(Base):
+    """A standing competition per ruleset: every valid, unretired bot's latest version plays
+    in it without an organiser (``arena.ladders``). Its matches are those of its tournament
+    row (kind "ladder"), which holds the rules, clock and match length."""
+
+    __tablename__ = "ladders"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), unique=True
+    )
+    name: Mapped[str] = mapped_column(String(32), unique=True)  # its ruleset's name: "pagat"
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # matches scheduled but not yet played that the feeder keeps (the workers' queue depth)
+    depth: Mapped[int] = mapped_column(Integer, default=8, server_default="8")
+    matches_per_hour: Mapped[int | None] = mapped_column(Integer)  # None: no cap
+    placement_matches: Mapped[int] = mapped_column(Integer, default=8, server_default="8")
+    # settled once every entrant's 95 % interval is at most this many Elo either side
+    settle_half_width: Mapped[float] = mapped_column(Float, default=50.0, server_default="50")
+    created_at: Mapped[datetime] = _created()
+
+    tournament: Mapped[Tournament] = relationship(lazy="joined")
 
 
 class GameScore(Base):

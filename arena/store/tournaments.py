@@ -126,8 +126,9 @@ def lock_tournament(s: Session, tournament_id: int) -> None:
 
 
 def list_tournaments(s: Session) -> list[Tournament]:
-    """Newest first."""
-    return list(s.scalars(select(Tournament).order_by(Tournament.id.desc())))
+    """Newest first; ladders' rows are not tournaments to list (``arena.store.ladders``)."""
+    query = select(Tournament).where(Tournament.kind == "tournament")
+    return list(s.scalars(query.order_by(Tournament.id.desc())))
 
 
 def set_tournament_status(s: Session, tournament_id: int, status: str) -> Tournament:

@@ -20,7 +20,9 @@ to its bots' counts of starting seats so far.
 Two bots of one owner (``owners``) never share a table: a window then takes the next bots
 down the ranking of other owners (its "neighbours" are the nearest it may meet), and the
 anchor is the widest interval among the bots it may meet. The window starting at the top
-always has a legal table when the entrants have four owners.
+always has a legal table when the entrants have four owners. A standing ladder also passes
+``meetings`` (matches so far by pair of bots) and ``max_meetings``: a table whose pair has
+met that often is drawn only when no other table can be (no pair is over-played).
 
 Pure and deterministic: same standings, counts and options, same tables.
 """
@@ -29,7 +31,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.tournaments.owners import Owners, apart
@@ -37,6 +40,8 @@ from arena.tournaments.owners import Owners, apart
 SEATS = 4
 WINDOW = 3  # neighbours per table; the fourth seat anchors them to the rest
 Seats = tuple[str, str, str, str]
+Meetings = Counter[frozenset[str]]  # matches so far, by pair of bots
+MayMeet = Callable[[list[str]], bool]
 
 
 @dataclass(frozen=True)
@@ -68,11 +73,14 @@ def extra_tables(
     games_per_match: int,
     top: int | None = None,
     owners: Owners | None = None,
+    meetings: Meetings | None = None,
+    max_meetings: int | None = None,
 ) -> list[Seats]:
     """``count`` tables (starting seat order) over the entrants of ``standings`` (at least
     4); ``seat_counts[name][i]``: how many matches the bot has started in seat i; ``top``:
     separate the first ``top`` places only (None: the whole ranking); ``owners``: no table
-    seats two bots of one owner."""
+    seats two bots of one owner; ``meetings``/``max_meetings``: avoid over-played pairs
+    (``meetings`` is updated with the tables drawn)."""
     if len(standings) < SEATS:
         raise ValueError(f"extra matches need at least {SEATS} entrants, not {len(standings)}")
     if count < 1:
@@ -82,16 +90,30 @@ def extra_tables(
     ranking = sorted(standings, key=lambda r: (-r.elo, r.name))
     seats = {r.name: list(seat_counts.get(r.name, [0] * SEATS)) for r in ranking}
     owners = owners or {}
+    meetings = Counter() if meetings is None else meetings
+
+    def fresh(names: list[str]) -> bool:
+        if not apart(names, owners):
+            return False
+        pairs = itertools.combinations(names, 2)
+        return max_meetings is None or all(meetings[frozenset(p)] < max_meetings for p in pairs)
+
     out = []
     for _ in range(count):
-        table = _most_unsure(ranking, len(ranking) if top is None else top, owners)
-        out.append(_seat([ranking[i] for i in table], seats))
+        places = len(ranking) if top is None else top
+        try:
+            table = _most_unsure(ranking, places, fresh)
+        except ValueError:  # every table over-plays a pair: the owners rule alone
+            table = _most_unsure(ranking, places, lambda names: apart(names, owners))
+        names = [ranking[i].name for i in table]
+        meetings.update(frozenset(p) for p in itertools.combinations(names, 2))
+        out.append(seat_table([ranking[i] for i in table], seats))
         for i in table:
-            ranking[i] = _after_match(ranking[i], games_per_match)
+            ranking[i] = after_match(ranking[i], games_per_match)
     return out
 
 
-def _most_unsure(ranking: list[Ranked], top: int, owners: Owners) -> list[int]:
+def _most_unsure(ranking: list[Ranked], top: int, may_meet: MayMeet) -> list[int]:
     """The ranks of a table: the window of three whose two neighbour overlaps (among the
     first ``top`` places) sum highest (overlaps counted from 0; then the least gap; then the
     top), and its anchor."""
@@ -101,9 +123,9 @@ def _most_unsure(ranking: list[Ranked], top: int, owners: Owners) -> list[int]:
         counted = [g for g, b in zip(counted, window[1:], strict=True) if b < top]
         return (sum(max(g, 0.0) for g in counted), sum(counted), -window[0])
 
-    windows = [w for start in range(len(ranking)) if (w := _window(ranking, start, owners))]
+    windows = [w for start in range(len(ranking)) if (w := _window(ranking, start, may_meet))]
     for window in sorted(windows, key=score, reverse=True):
-        anchor = _anchor(ranking, window, owners)
+        anchor = _anchor(ranking, window, may_meet)
         if anchor is not None:
             return [*window, anchor]
     raise ValueError("no table of four owners can be drawn from these entrants")
@@ -113,26 +135,24 @@ def _overlap(a: Ranked, b: Ranked) -> float:
     return min(a.ci_high, b.ci_high) - max(a.ci_low, b.ci_low)
 
 
-def _window(ranking: list[Ranked], start: int, owners: Owners) -> list[int] | None:
+def _window(ranking: list[Ranked], start: int, may_meet: MayMeet) -> list[int] | None:
     """The bot at ``start`` and the next ones down the ranking that it and each other may
     meet, three in all (None if the ranking ends first)."""
     window = [start]
     for i in range(start + 1, len(ranking)):
         if len(window) == WINDOW:
             break
-        if apart([ranking[j].name for j in [*window, i]], owners):
+        if may_meet([ranking[j].name for j in [*window, i]]):
             window.append(i)
     return window if len(window) == WINDOW else None
 
 
-def _anchor(ranking: list[Ranked], window: list[int], owners: Owners) -> int | None:
+def _anchor(ranking: list[Ranked], window: list[int], may_meet: MayMeet) -> int | None:
     """The fourth seat: the bot outside the window, apart from its owners, with the widest
     interval (then the fewest games, then the best rank); None if there is none."""
     names = [ranking[i].name for i in window]
     outside = [
-        i
-        for i in range(len(ranking))
-        if i not in window and apart([*names, ranking[i].name], owners)
+        i for i in range(len(ranking)) if i not in window and may_meet([*names, ranking[i].name])
     ]
     return max(
         outside,
@@ -141,14 +161,14 @@ def _anchor(ranking: list[Ranked], window: list[int], owners: Owners) -> int | N
     )
 
 
-def _after_match(r: Ranked, games_per_match: int) -> Ranked:
+def after_match(r: Ranked, games_per_match: int) -> Ranked:
     """The bot's interval as one more match would leave it, about the same estimate."""
     shrink = math.sqrt(r.games / (r.games + games_per_match)) if r.games else 1.0
     low, high = r.elo - (r.elo - r.ci_low) * shrink, r.elo + (r.ci_high - r.elo) * shrink
     return Ranked(r.name, r.elo, low, high, r.games + games_per_match)
 
 
-def _seat(window: Sequence[Ranked], seats: dict[str, list[int]]) -> Seats:
+def seat_table(window: Sequence[Ranked], seats: dict[str, list[int]]) -> Seats:
     """The starting order that adds least to the bots' seat counts (first such order of
     the names' permutations); updates ``seats``."""
     names = sorted(r.name for r in window)

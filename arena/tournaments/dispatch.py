@@ -115,9 +115,11 @@ def finish_if_over(db: Database, tournament_id: int) -> bool:
 
 def sent_tournaments(db: Database) -> list[int]:
     """Running tournaments whose matches were sent to the workers (an embedded run's are
-    not: it plays and finishes its own)."""
+    not: it plays and finishes its own), and every ladder's (the workers play ladders)."""
     sent = exists().where(Match.tournament_id == Tournament.id, Match.queued_at.is_not(None))
-    query = select(Tournament.id).where(Tournament.status == "running", sent)
+    query = select(Tournament.id).where(
+        Tournament.status == "running", or_(sent, Tournament.kind == "ladder")
+    )
     with db.session(read_only=True) as s:
         return list(s.scalars(query.order_by(Tournament.id)))
 

@@ -59,14 +59,22 @@ def run_tournament(
     report = _counter(summary, db, tournament_id, on_match)
     while True:
         while (todo := _next_round(db, tournament_id)) is not None:
-            if len(todo) <= 1 or workers == 1:
-                for match_id in todo:
-                    report(run_match(db, runtime, match_id, worker_name()))
-            else:
-                _in_pool(db.url, runtime, todo, min(workers, len(todo)), report)
+            play_matches(db, runtime, todo, workers, report)
         summary.status = finish_tournament(db, tournament_id)
         if not summary.status["pending"]:  # else: a round of adaptive matches was added
             return summary
+
+
+def play_matches(
+    db: Database, runtime: Runtime, todo: list[int], workers: int, report: Callable[[str], None]
+) -> None:
+    """Claim and play ``todo`` (match ids) on up to ``workers`` local processes (this one
+    alone for one), reporting each match's status as it ends."""
+    if len(todo) <= 1 or workers == 1:
+        for match_id in todo:
+            report(run_match(db, runtime, match_id, worker_name()))
+    else:
+        _in_pool(db.url, runtime, todo, min(workers, len(todo)), report)
 
 
 def _next_round(db: Database, tournament_id: int) -> list[int] | None:

@@ -81,11 +81,14 @@ def finish_tournament(db: Database, tournament_id: int) -> dict[str, int]:
     count of matches in each status. With adaptive matches left in its budget, it schedules
     the next round instead of marking it done (the count then shows them pending).
     Idempotent: both backends call it whenever a run or a match ends, and a second call
-    with nothing new changes nothing."""
+    with nothing new changes nothing. A ladder's tournament only snapshots: it never ends."""
     with db.session(read_only=True) as s:
         status = progress(s, tournament_id)
+        standing = get_tournament(s, tournament_id).kind == "ladder"  # never done
     if status["done"]:
         snapshot(db, tournament_id)
+    if standing:
+        return status
     if status["done"] and not any(status[k] for k in ("pending", "running", "failed")):
         if extend_if_due(db, tournament_id):
             with db.session(read_only=True) as s:

@@ -24,7 +24,6 @@ from sqlalchemy.engine import URL
 
 from arena.config import Settings
 from arena.game import PAGAT
-from arena.readmodels.cache import CACHE
 from arena.referee import Clock, play_match
 from arena.registry import player_for
 from arena.runtime import Runtime
@@ -38,6 +37,7 @@ from arena.store import (
     normalise_url,
     record_result,
 )
+from arena.tournaments.cache import CACHE
 from arena.tournaments.run import match_spec, play_stored_match, run_match
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot

@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from arena.config import Settings
-from arena.readmodels.cache import CACHE
 from arena.runtime import Runtime
 from arena.store import Bot, Database
+from arena.tournaments.cache import CACHE
 from dashboard import create_app
 from tests.dashboard.users import log_in, make_user
 from tests.tournaments.audit_site import PASSWORD, copy_played

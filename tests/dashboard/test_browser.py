@@ -26,7 +26,6 @@ from werkzeug.serving import make_server
 
 from arena.cli import main
 from arena.config import Settings
-from arena.readmodels.cache import CACHE
 from arena.referee import Clock
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy
@@ -38,6 +37,7 @@ from arena.store import (
     set_tournament_status,
     upgrade,
 )
+from arena.tournaments.cache import CACHE
 from arena.tournaments.run import run_match
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot

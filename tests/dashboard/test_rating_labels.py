@@ -7,8 +7,8 @@ import re
 
 from sqlalchemy import update
 
-from arena.readmodels.cache import CACHE
 from arena.store import Tournament
+from arena.tournaments.cache import CACHE
 
 
 def _text(html: str) -> str:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from arena.readmodels.audit import audit_for, bot_audit
-from arena.readmodels.cache import CACHE
 from arena.store import BlobStore, Database, upgrade
 from arena.tournaments.audit import audit_report
+from arena.tournaments.cache import CACHE
 from tests.tournaments.audit_site import copy_played, fill
 
 

@@ -1,0 +1,188 @@
+"""``arena ladder``: the standing ladder, shown, played here, paused and tuned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.cli.render import literal
+from arena.ladders.entrants import DEFAULT_LADDER, check_settings, open_ladder
+from arena.ladders.run import run_ladder
+from arena.readmodels.ladder import LadderEntry, LadderView, ladder_names, ladder_view
+from arena.store import Database
+from arena.store.ladders import get_ladder
+from arena.text import plural
+from arena.tournaments.spec import TournamentSpec
+
+rules_option = click.option(
+    "--rules", "name", default=DEFAULT_LADDER, show_default=True, help="Which ladder (its rules)."
+)
+
+
+@click.group()
+def ladder() -> None:
+    """The standing ladder: every valid bot's latest version is played and ranked
+    without an organiser (one ladder per rules preset; pagat opens by itself)."""
+
+
+@ladder.command("show")
+@rules_option
+def show(name: str) -> None:
+    """The ranking, the versions being placed, and whether the ladder plays or rests."""
+    with user_errors():
+        _, db = runtime_and_db()
+        print_ladder(db, name)
+
+
+@ladder.command("run")
+@rules_option
+@click.option("--workers", type=click.IntRange(1), help="Worker processes [default: one per core].")
+@click.option("--until-settled", is_flag=True, help="Stop once the ladder settles.")
+@click.option("--matches", type=click.IntRange(1), help="Stop after this many matches.")
+@unsafe_no_sandbox
+def run(name: str, workers: int | None, until_settled: bool, matches: int | None) -> None:
+    """Play the ladder on this machine until Ctrl-C (matches under way are given back and
+    played again by the next run or a worker)."""
+    with user_errors():
+        runtime, db = runtime_and_db()
+        with db.session(read_only=True) as s:
+            ladder_id = get_ladder(s, name).id
+        console = Console(stderr=True)
+
+        def on_match(status: str, played: int) -> None:
+            console.print(f"match {played}: {status}", style="dim" if status == "done" else "")
+
+        def on_idle() -> None:
+            console.print(
+                "settled or paused: waiting for a new version (Ctrl-C to stop)", style="dim"
+            )
+
+        try:
+            summary = run_ladder(
+                db,
+                runtime,
+                ladder_id,
+                workers,
+                on_match,
+                until_settled,
+                matches,
+                on_idle=on_idle,
+            )
+            click.echo(f"{plural(summary.played, 'match')} played")
+        except KeyboardInterrupt:
+            click.echo("stopped: matches under way were given back")
+        print_ladder(db, name)
+
+
+@ladder.command("open")
+@click.option("--rules", "rules", required=True, help="A rules preset (e.g. bhoos).")
+@click.option("--deals", type=click.IntRange(1, 100), help="Deals per game [default: the rules'].")
+@click.option("--decision-ms", type=click.IntRange(1), help="Per-decision clock.")
+@click.option("--bank-ms", type=click.IntRange(0), help="Time bank per game.")
+@click.option("--games-per-match", type=click.IntRange(1), help="Games per match [default: 4].")
+def open_command(rules: str, **options: Any) -> None:
+    """Open another ladder (one per rules preset) with its clock and match length."""
+    with user_errors():
+        _, db = runtime_and_db()
+        spec = TournamentSpec.from_options(rules=rules, **options)
+        open_ladder(db, spec)
+        click.echo(f"ladder {spec.rules.name} opened: bots that play its rules enter it")
+
+
+@ladder.command("pause")
+@rules_option
+def pause(name: str) -> None:
+    """Schedule no new matches (those under way finish)."""
+    _set(name, paused=True)
+
+
+@ladder.command("resume")
+@rules_option
+def resume(name: str) -> None:
+    """Schedule matches again."""
+    _set(name, paused=False)
+
+
+@ladder.command("set")
+@rules_option
+@click.option("--depth", type=int, help="Matches kept scheduled ahead of the workers.")
+@click.option("--matches-per-hour", type=int, help="Cap on matches scheduled an hour (0: none).")
+@click.option("--placement-matches", type=int, help="Matches before a new version is ranked.")
+@click.option("--settle-half-width", type=float, help="Elo half-width at which it rests.")
+def set_command(name: str, **settings: Any) -> None:
+    """Tune how the ladder schedules."""
+    given = {key: value for key, value in settings.items() if value is not None}
+    if not given:
+        raise click.UsageError("give at least one setting to change")
+    _set(name, **given)
+
+
+def _set(name: str, **changes: Any) -> None:
+    with user_errors():
+        _, db = runtime_and_db()
+        check_settings({k: v for k, v in changes.items() if k != "paused"})
+        if changes.get("matches_per_hour") == 0:
+            changes["matches_per_hour"] = None
+        with db.session() as s:
+            row = get_ladder(s, name)
+            for key, value in changes.items():
+                setattr(row, key, value)
+        said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changes.items())
+        click.echo(f"ladder {name}: {said}")
+
+
+def print_ladder(db: Database, name: str) -> None:
+    with db.session(read_only=True) as s:
+        view = ladder_view(s, name)
+        others = [n for n in ladder_names(s) if n != name]
+    console = Console()
+    console.print(_headline(view))
+    if view.ranked:
+        table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
+        for column in ("#", "bot", "owner", "Elo", "95% CI", "trend", "games", "matches"):
+            table.add_column(column, justify="left" if column in ("bot", "owner") else "right")
+        for e in view.ranked:
+            table.add_row(
+                str(e.rank),
+                literal(e.ref),
+                literal(e.owner),
+                f"{e.elo:.0f}",
+                f"{e.ci_low:.0f}…{e.ci_high:.0f}",
+                _trend(e),
+                str(e.games),
+                str(e.matches),
+            )
+        console.print(table)
+    for e in view.placing:
+        console.print(
+            f"placing: {literal(e.ref)} ({literal(e.owner)}): "
+            f"{min(e.matches, view.placement_matches)} of {view.placement_matches} matches"
+        )
+    if not view.ranked and not view.placing:
+        console.print("no bots yet: upload one (`arena bot add`) and it enters by itself")
+    console.print(view.scale, style="dim")
+    if others:
+        console.print(f"other ladders: {', '.join(others)} (--rules NAME)", style="dim")
+
+
+def _headline(view: LadderView) -> str:
+    state = {
+        "playing": "playing",
+        "settled": "settled (every neighbour separated or every interval narrow): "
+        "it rests until a version arrives or a bot is retired",
+        "paused": "paused by an organiser (`arena ladder resume`)",
+    }[view.state]
+    wait = view.wait_s()
+    eta = f"; a new version's first match in about {wait / 60:.0f} min" if wait else ""
+    return (
+        f"Ladder {view.name} ({view.rules} rules): {state}; {plural(view.done, 'match')} "
+        f"played, {view.in_flight} scheduled{eta}"
+    )
+
+
+def _trend(e: LadderEntry) -> str:
+    return "" if e.trend is None else f"{e.trend:+.0f}"

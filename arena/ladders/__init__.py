@@ -1,0 +1,1 @@
+"""The standing ladder: every valid bot played and ranked without an organiser."""

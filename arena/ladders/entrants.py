@@ -1,0 +1,103 @@
+"""A ladder's rows and entrants: opened once per ruleset, entered by every valid bot.
+
+The entrants are the latest valid version of every bot that is not retired and whose
+protocol plays the ladder's rules, plus the house anchors (``ANCHORS``: fixed, known
+strengths, so a ladder of one contestant already has a table, and ratings stay tied to the
+same bots over months)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from arena.bots.protocols import protocol_of
+from arena.game import RULESETS
+from arena.registry import house_version
+from arena.runtime import Runtime
+from arena.store import BotVersion, Database, StoreError
+from arena.store.ladders import create_ladder, enter, get_ladder, latest_versions
+from arena.store.models import Ladder, TournamentEntry
+from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS
+from arena.tournaments.spec import TournamentSpec
+
+DEFAULT_LADDER = "pagat"
+ANCHORS = DEFAULT_HOUSE_BOTS
+# What an organiser may set on a ladder (``arena ladder set``), with what each must be.
+SETTINGS = {
+    "depth": "matches kept scheduled ahead of the workers (at least 1)",
+    "matches_per_hour": "a cap on matches scheduled per hour (at least 1; 0: no cap)",
+    "placement_matches": "matches a new version plays before it is ranked (at least 1)",
+    "settle_half_width": "the 95 % interval half-width, in Elo, at which the ladder rests (> 0)",
+}
+
+
+def ensure_ladder(db: Database, name: str = DEFAULT_LADDER) -> int:
+    """The id of the ladder ``name`` (a ruleset's name), opened with the default settings
+    when there is none: ``arena db upgrade`` and every first start call it for pagat."""
+    with db.session(read_only=True) as s:
+        found = s.scalar(select(Ladder.id).where(Ladder.name == name))
+    if found is not None:
+        return found
+    try:
+        return open_ladder(db, TournamentSpec.from_options(rules=name))
+    except (StoreError, IntegrityError):  # opened meanwhile by another process
+        with db.session(read_only=True) as s:
+            return get_ladder(s, name).id
+
+
+def open_ladder(db: Database, spec: TournamentSpec, **settings: object) -> int:
+    """A new ladder for ``spec``'s rules (its name), clock and match length; the spec's
+    entrants and schedule knobs do not apply (the ladder has its own)."""
+    if spec.bots or spec.adaptive_matches:
+        raise StoreError("a ladder chooses its own entrants and matches")
+    name = spec.rules.name
+    if name not in RULESETS or spec.rules != RULESETS[name].with_(
+        deals_per_game=spec.rules.deals_per_game
+    ):
+        raise StoreError(f"a ladder plays a rules preset ({', '.join(sorted(RULESETS))})")
+    check_settings(settings)
+    resolved = replace(spec, name=spec.name or f"Ladder ({name})").resolved()
+    with db.session() as s:
+        return create_ladder(s, name, resolved.columns(), **settings).id
+
+
+def check_settings(settings: dict[str, object]) -> None:
+    """A ``StoreError`` naming the first setting that is unknown or out of range."""
+    for key, value in settings.items():
+        if key not in SETTINGS:
+            raise StoreError(f"unknown ladder setting {key!r}: one of {', '.join(SETTINGS)}")
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        floor = 0 if key == "matches_per_hour" else 1
+        if key == "settle_half_width":
+            ok = number and float(value) > 0  # type: ignore[arg-type]
+        else:
+            ok = isinstance(value, int) and number and value >= floor
+        if not ok:
+            raise StoreError(f"{key} is {SETTINGS[key]}, not {value!r}")
+
+
+def current_versions(s: Session, ladder: Ladder) -> list[BotVersion]:
+    """The contestants' versions the ladder seats now (house anchors not included)."""
+    rules = TournamentSpec.from_row(ladder.tournament).rules
+    return [v for v in latest_versions(s) if protocol_of(v.manifest).refusal(rules) is None]
+
+
+def current_ids(s: Session, ladder: Ladder) -> set[int]:
+    """Every entrant the ladder seats now: contestants and the anchors it entered."""
+    query = (
+        select(BotVersion)
+        .join(TournamentEntry, TournamentEntry.bot_version_id == BotVersion.id)
+        .where(TournamentEntry.tournament_id == ladder.tournament_id)
+    )
+    anchors = {v.id for v in s.scalars(query) if "house" in v.manifest}
+    return anchors | {v.id for v in current_versions(s, ladder)}
+
+
+def enter_anchors(db: Database, runtime: Runtime, ladder_id: int) -> None:
+    """The house anchors registered and entered (once: a no-op afterwards)."""
+    versions = [house_version(db, runtime, name) for name in ANCHORS]
+    with db.session() as s:
+        enter(s, s.get_one(Ladder, ladder_id).tournament_id, versions)

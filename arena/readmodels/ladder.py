@@ -1,0 +1,176 @@
+"""A ladder as its page, ``arena ladder show`` and the API show it: the ranked entrants
+with Elo, interval and trend, the versions still being placed, and the ladder's state
+(playing, settled or paused; matches in flight; roughly how long a newcomer waits)."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.ladders.entrants import current_ids
+from arena.ladders.feed import ladder_standings, ladder_state
+from arena.ladders.matchmaking import settled, unplaced
+from arena.store import BotVersion, Match, RatingSnapshot, owners_of
+from arena.store.ladders import get_ladder, list_ladders
+from arena.store.models import Ladder
+from arena.tournaments.spec import TournamentSpec
+from arena.tournaments.standings import model_for, scale_note
+
+RECENT_MATCHES = 20  # the matches whose mean length estimates a wait
+
+
+@dataclass(frozen=True)
+class LadderEntry:
+    bot_version_id: int
+    bot_id: int
+    bot: str
+    version: str
+    ref: str
+    owner: str
+    house: bool  # an anchor
+    matches: int  # scheduled ones included
+    rank: int | None  # None while placing
+    elo: float | None
+    ci_low: float | None
+    ci_high: float | None
+    games: int
+    trend: float | None  # Elo change since the previous rating snapshot that rated it
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class LadderView:
+    name: str
+    tournament_id: int
+    rules: str
+    state: str  # "playing", "settled" or "paused"
+    placement_matches: int
+    depth: int
+    matches_per_hour: int | None
+    settle_half_width: float
+    in_flight: int
+    done: int
+    match_seconds: float | None  # mean wall time of recent matches
+    ranked: list[LadderEntry]
+    placing: list[LadderEntry]
+    scale: str
+
+    def wait_s(self, ahead: int = 0) -> float | None:
+        """Roughly how long until a match queued behind ``ahead`` more starts: the
+        matches in flight times a match's length (one worker's view; more go faster)."""
+        if self.match_seconds is None:
+            return None
+        return (self.in_flight + ahead) * self.match_seconds
+
+    def as_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["wait_s"] = self.wait_s()
+        return data
+
+
+def ladder_names(s: Session) -> list[str]:
+    return [ladder.name for ladder in list_ladders(s)]
+
+
+def ladder_view(s: Session, name: str) -> LadderView:
+    ladder = get_ladder(s, name)
+    state = ladder_state(s, ladder)
+    fitted = {st.bot_version_id: st for st in ladder_standings(s, ladder)}
+    current = current_ids(s, ladder)
+    versions = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(current)))}
+    owners = owners_of(s, {v.bot_id for v in versions.values()})
+    placing_names = set(unplaced(state, ladder.placement_matches))
+    previous = _previous_elo(s, ladder)
+    entries = []
+    for version_id, version in versions.items():
+        fit = fitted.get(version_id)
+        r = fit.rating if fit else None
+        entries.append(
+            LadderEntry(
+                version_id,
+                version.bot_id,
+                version.bot.name,
+                version.version,
+                version.ref,
+                owners.get(version.bot_id, ""),
+                "house" in version.manifest,
+                state.matches.get(str(version_id), 0),
+                None,
+                r.elo if r else None,
+                r.ci_low if r else None,
+                r.ci_high if r else None,
+                r.games if r else 0,
+                r.elo - previous[version_id] if r and version_id in previous else None,
+            )
+        )
+    placing = [e for e in entries if e.elo is None or str(e.bot_version_id) in placing_names]
+    ranked = sorted((e for e in entries if e not in placing), key=_order)
+    ranked = [replace(e, rank=i) for i, e in enumerate(ranked, 1)]
+    placing.sort(key=lambda e: (-e.matches, e.ref))
+    model = model_for(s, ladder.tournament_id)
+    return LadderView(
+        ladder.name,
+        ladder.tournament_id,
+        TournamentSpec.from_row(ladder.tournament).rules.name,
+        _state(ladder, state.standings, bool(placing_names)),
+        ladder.placement_matches,
+        ladder.depth,
+        ladder.matches_per_hour,
+        ladder.settle_half_width,
+        len(state.in_flight),
+        _done(s, ladder),
+        _match_seconds(s, ladder),
+        ranked,
+        placing,
+        scale_note(model, ladder.tournament_id).replace("this tournament", "this ladder"),
+    )
+
+
+def _order(e: LadderEntry) -> tuple[float, str]:
+    return (-(e.elo or 0.0), e.ref)
+
+
+def _state(ladder: Ladder, standings: Any, placing: bool) -> str:
+    if ladder.paused:
+        return "paused"
+    if not placing and len(standings) >= 4 and settled(standings, ladder.settle_half_width):
+        return "settled"
+    return "playing"
+
+
+def _done(s: Session, ladder: Ladder) -> int:
+    query = select(func.count()).where(
+        Match.tournament_id == ladder.tournament_id, Match.status == "done"
+    )
+    return s.scalar(query) or 0
+
+
+def _match_seconds(s: Session, ladder: Ladder) -> float | None:
+    query = (
+        select(Match.wall_seconds)
+        .where(Match.tournament_id == ladder.tournament_id, Match.wall_seconds.is_not(None))
+        .order_by(Match.id.desc())
+        .limit(RECENT_MATCHES)
+    )
+    seconds = [x for x in s.scalars(query) if x is not None]
+    return statistics.fmean(seconds) if seconds else None
+
+
+def _previous_elo(s: Session, ladder: Ladder) -> dict[int, float]:
+    """Each version's Elo in the latest rating snapshot but one that rated it."""
+    query = (
+        select(RatingSnapshot.payload)
+        .where(RatingSnapshot.tournament_id == ladder.tournament_id)
+        .order_by(RatingSnapshot.id.desc())
+        .limit(2)
+    )
+    snapshots = list(s.scalars(query))
+    if len(snapshots) < 2:
+        return {}
+    return {row["bot_version_id"]: row["elo"] for row in snapshots[1].get("standings", [])}

@@ -1,0 +1,114 @@
+"""The ladder's matchmaker: placements first, then unsure places, then rest."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+from arena.ladders.matchmaking import Knobs, LadderState, next_tables, settled, unplaced
+from arena.tournaments.adaptive import Ranked
+
+KNOBS = Knobs(placement_matches=8, settle_half_width=50.0, games_per_match=4)
+
+
+def rated(name: str, elo: float, half: float, games: int = 80) -> Ranked:
+    return Ranked(name, elo, elo - half, elo + half, games)
+
+
+def ladder(rows: list[Ranked], matches: dict[str, int] | None = None, **more) -> LadderState:
+    played = {r.name: 10 for r in rows} | (matches or {})
+    owners = more.pop("owners", {r.name: f"user {r.name}" for r in rows})
+    return LadderState(rows, played, {}, owners=owners, **more)
+
+
+# Nine placed bots 100 Elo apart whose neighbours overlap (±80).
+PLACED = [rated(f"b{i}", 1900 - 100 * i, 80) for i in range(9)]
+NEWCOMER = Ranked("new", 1500, 1100, 1900, 0)
+
+
+def test_a_new_version_is_placed_first_against_the_whole_ranking() -> None:
+    state = ladder([*PLACED, NEWCOMER], {"new": 0})
+    tables = next_tables(state, 8, KNOBS)
+    assert len(tables) == 8 and all("new" in t for t in tables)
+    opponents = Counter(name for t in tables for name in t if name != "new")
+    ranks = {f"b{i}": i for i in range(9)}
+    met = sorted(ranks[name] for name in opponents)
+    assert met[0] <= 2 and met[-1] >= 6  # the top third and the bottom third
+    assert len(opponents) >= 6  # not the same three every time
+    assert max(opponents.values()) <= 4
+
+
+def test_placement_counts_scheduled_matches_and_then_stops() -> None:
+    state = ladder([*PLACED, NEWCOMER], {"new": 6})
+    tables = next_tables(state, 4, KNOBS)
+    assert sum("new" in t for t in tables[:2]) == 2
+    # the two left go where the ranking is unsure; "new" is wide open, so it may be seated
+    # as an anchor, but the first two were its last placements
+    assert len(tables) == 4
+
+
+def test_anchors_are_never_placed() -> None:
+    house = rated("house", 2600, 5)  # far and sure: no reason to seat it but placement
+    state = ladder([*PLACED, house], {"house": 0}, anchors=frozenset({"house"}))
+    assert unplaced(state, 8) == []
+    assert not all("house" in t for t in next_tables(state, 3, KNOBS))
+    plain = ladder([*PLACED, house], {"house": 0})
+    assert unplaced(plain, 8) == ["house"]
+    assert all("house" in t for t in next_tables(plain, 3, KNOBS))
+
+
+def test_a_settled_ladder_schedules_nothing() -> None:
+    separated = [rated(f"b{i}", 1900 - 100 * i, 30) for i in range(9)]
+    assert settled(separated, 10.0)
+    assert next_tables(ladder(separated), 8, Knobs(settle_half_width=10.0)) == []
+    narrow = [rated(f"b{i}", 1500 + 10 * i, 40) for i in range(9)]  # overlapping but narrow
+    assert settled(narrow, 50.0) and not settled(narrow, 30.0)
+    assert next_tables(ladder(narrow), 8, KNOBS) == []
+    assert len(next_tables(ladder(narrow), 8, Knobs(settle_half_width=30.0))) == 8
+
+
+def test_a_newcomer_wakes_a_settled_ladder() -> None:
+    separated = [rated(f"b{i}", 1900 - 100 * i, 30) for i in range(9)]
+    state = ladder([*separated, NEWCOMER], {"new": 0})
+    assert len(next_tables(state, 2, KNOBS)) == 2
+
+
+def test_matches_in_flight_count_towards_settling() -> None:
+    """Intervals just wider than the settle width: the tables already scheduled narrow
+    them enough, so a top-up adds none."""
+    rows = [rated(f"b{i}", 1500 + 10 * i, 55, games=400) for i in range(8)]
+    assert len(next_tables(ladder(rows), 4, KNOBS)) == 4
+    flying = [[f"b{i}" for i in range(4)], [f"b{i}" for i in range(4, 8)]] * 30
+    assert next_tables(ladder(rows, in_flight=flying), 4, KNOBS) == []
+
+
+def test_tables_never_seat_one_owner_twice() -> None:
+    owners = {r.name: f"user {int(r.name[1:]) % 3}" for r in PLACED}  # three owners only
+    owners["new"] = "user x"
+    state = ladder([*PLACED, NEWCOMER], {"new": 0}, owners=owners)
+    tables = next_tables(state, 12, KNOBS)
+    assert tables
+    for table in tables:
+        labels = [owners[n] for n in table]
+        assert len(set(labels)) == 4
+
+
+def test_not_four_owners_means_no_tables_not_an_error() -> None:
+    owners = {r.name: f"user {int(r.name[1:]) % 2}" for r in PLACED}
+    assert next_tables(ladder(PLACED, owners=owners), 3, KNOBS) == []
+
+
+def test_no_pair_is_over_played_while_another_table_can_be_drawn() -> None:
+    rows = [rated(f"b{i}", 1500 + i, 200) for i in range(8)]  # all unsure alike
+    meetings = Counter({frozenset(p): 0 for p in itertools.combinations([r.name for r in rows], 2)})
+    meetings[frozenset({"b7", "b6"})] = 50  # the top pair met far too often
+    state = ladder(rows, meetings=meetings)
+    tables = next_tables(state, 6, KNOBS)
+    assert len(tables) == 6
+    assert not any({"b7", "b6"} <= set(t) for t in tables)
+    assert any({"b7", "b6"} <= set(t) for t in next_tables(ladder(rows), 6, KNOBS))
+
+
+def test_the_same_state_gives_the_same_tables() -> None:
+    state = ladder([*PLACED, NEWCOMER], {"new": 3})
+    assert next_tables(state, 6, KNOBS) == next_tables(state, 6, KNOBS)
