@@ -66,6 +66,11 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
         "See the standings, head-to-head and replays in the dashboard: run [bold]arena dashboard"
         f"[/] and open http://127.0.0.1:8000/tournaments/{tournament.id}"
     )
+    console.print(
+        "The sample bots are on the standing ladder too: [bold]arena ladder run[/] plays it "
+        "here until Ctrl-C (or until it settles, with --until-settled); "
+        "[bold]arena ladder show[/] ranks them"
+    )
 
 
 def _sample_folders(console: Console) -> list[Path]:

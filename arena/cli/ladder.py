@@ -165,6 +165,7 @@ def print_ladder(db: Database, name: str) -> None:
     if not view.ranked and not view.placing:
         console.print("no bots yet: upload one (`arena bot add`) and it enters by itself")
     console.print(view.scale, style="dim")
+    console.print(f"fair-play audit of its games: arena audit {view.tournament_id}", style="dim")
     if others:
         console.print(f"other ladders: {', '.join(others)} (--rules NAME)", style="dim")
 
