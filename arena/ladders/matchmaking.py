@@ -7,10 +7,10 @@
 2. **Unsure places.** Otherwise :func:`arena.tournaments.adaptive.extra_tables` draws the
    tables of overlapping neighbours (and their anchor), no pair of bots meeting more than
    twice its fair share of the ladder's matches while another table can be drawn.
-3. **Settled.** With every entrant placed and every neighbour pair separated, or every
-   95 % interval at most ``settle_half_width`` Elo either side, nothing is scheduled: a
-   settled ladder costs nothing, and wakes by itself when its entrants change (a new
-   version needs placing; a retirement changes the neighbours).
+3. **Settled.** With every entrant placed and every neighbour pair either separated or
+   made of two 95 % intervals at most ``settle_half_width`` Elo either side, nothing is
+   scheduled: a settled ladder costs nothing, and wakes by itself when its entrants change
+   (a new version needs placing; a retirement changes the neighbours).
 
 Matches scheduled but not yet played count as played, their bots' intervals narrowed as
 they would narrow them (``adaptive.after_match``), so topping the queue up never piles
@@ -98,10 +98,13 @@ def next_tables(state: LadderState, count: int, knobs: Knobs) -> list[Seats]:
 
 
 def settled(standings: Sequence[Ranked], half_width: float) -> bool:
-    """Every neighbour pair separated, or every interval within ``half_width`` either side."""
+    """Every neighbour pair either separated or made of two intervals within
+    ``half_width`` either side: two bots of equal strength never separate, so narrow
+    enough is sure enough (and a pair already separated needs nothing, however wide)."""
     ranking = sorted(standings, key=lambda r: (-r.elo, r.name))
-    narrow = all(max(r.elo - r.ci_low, r.ci_high - r.elo) <= half_width for r in ranking)
-    return narrow or all(gap < 0 for gap in overlaps(ranking))
+    narrow = [max(r.elo - r.ci_low, r.ci_high - r.elo) <= half_width for r in ranking]
+    gaps = overlaps(ranking)
+    return all(gap < 0 or (narrow[i] and narrow[i + 1]) for i, gap in enumerate(gaps))
 
 
 def unplaced(state: LadderState, quota: int) -> list[str]:

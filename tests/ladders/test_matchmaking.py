@@ -63,6 +63,10 @@ def test_a_settled_ladder_schedules_nothing() -> None:
     assert next_tables(ladder(separated), 8, Knobs(settle_half_width=10.0)) == []
     narrow = [rated(f"b{i}", 1500 + 10 * i, 40) for i in range(9)]  # overlapping but narrow
     assert settled(narrow, 50.0) and not settled(narrow, 30.0)
+    # one wide bot far from the rest is separated from its neighbour: settled all the same;
+    # one wide bot among overlapping neighbours is not
+    assert settled([*narrow, rated("far", 2500, 200)], 50.0)
+    assert not settled([*narrow, rated("near", 1540, 200)], 50.0)
     assert next_tables(ladder(narrow), 8, KNOBS) == []
     assert len(next_tables(ladder(narrow), 8, Knobs(settle_half_width=30.0))) == 8
 
