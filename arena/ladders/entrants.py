@@ -79,6 +79,12 @@ def check_settings(settings: dict[str, object]) -> None:
             raise StoreError(f"{key} is {SETTINGS[key]}, not {value!r}")
 
 
+def set_paused(db: Database, name: str, paused: bool) -> None:
+    """Pause the ladder ``name`` (no new matches; those under way finish) or resume it."""
+    with db.session() as s:
+        get_ladder(s, name).paused = paused
+
+
 def current_versions(s: Session, ladder: Ladder) -> list[BotVersion]:
     """The contestants' versions the ladder seats now (house anchors not included)."""
     rules = TournamentSpec.from_row(ladder.tournament).rules
