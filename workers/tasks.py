@@ -203,9 +203,10 @@ def recover_task() -> str:
             raise
         log.warning("database unreachable (%s): recovery waits for the next tick", outage_text(exc))
         return "database unreachable"
+    # "N matches sent again" leads: the recovery test reads it in the workers' logs
     return (
-        f"{sum(fed.values())} ladder matches scheduled, {sum(sent.values())} matches sent "
-        f"(new ladder matches and lost ones), {len(restarted)} validations restarted"
+        f"{sum(sent.values())} matches sent again (or first: new ladder matches), "
+        f"{sum(fed.values())} ladder matches scheduled, {len(restarted)} validations restarted"
     )
 
 
