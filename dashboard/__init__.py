@@ -20,6 +20,7 @@ from dashboard.bots import bots
 from dashboard.charts import line_chart
 from dashboard.errors import register_errors
 from dashboard.format import register_filters
+from dashboard.ladders import ladders
 from dashboard.leaderboard import leaderboard
 from dashboard.logs import logs
 from dashboard.matches import matches
@@ -29,7 +30,18 @@ from dashboard.targets import IdConverter
 from dashboard.tournaments import tournaments
 from dashboard.uploads import uploads
 
-BLUEPRINTS = (leaderboard, tournaments, organiser, bots, uploads, logs, matches, accounts, api)
+BLUEPRINTS = (
+    ladders,
+    leaderboard,
+    tournaments,
+    organiser,
+    bots,
+    uploads,
+    logs,
+    matches,
+    accounts,
+    api,
+)
 
 
 def create_app(database: Database | None = None, runtime: Runtime | None = None, **config) -> Flask:

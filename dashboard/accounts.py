@@ -85,7 +85,7 @@ def _login_refused(error: str, status: int, name: str):
 @accounts.post("/logout")
 def logout():
     log_out()
-    return redirect(url_for("leaderboard.index"))
+    return redirect(url_for("ladders.front"))
 
 
 @accounts.get("/api/v1/me")

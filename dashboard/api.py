@@ -1,5 +1,5 @@
 """The JSON API under /api/v1/, described by openapi.json beside this module: read-only
-views for everybody, and bot uploads with an API token."""
+views for everybody, bot uploads with an API token, and an organiser's ladder switches."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from flask import Blueprint, jsonify, request, url_for
+from flask import Blueprint, abort, jsonify, request, url_for
 from werkzeug.http import parse_options_header
 
+from arena.ladders.entrants import set_paused
 from arena.players.player import public_reason
 from arena.readmodels.bots import bot_list, bot_page
 from arena.readmodels.decision import export_decision
+from arena.readmodels.ladder import ladder_names, ladder_view
 from arena.readmodels.leaderboard import leaderboard as board_of
 from arena.readmodels.matches import match_detail, match_list
 from arena.readmodels.tournaments import (
@@ -42,6 +44,35 @@ def openapi():
 def leaderboard():
     s = session()
     return jsonify(asdict(board_of(s, scope(s, request.args))))
+
+
+@api.get("/ladders")
+def ladders():
+    s = session()
+    return jsonify([ladder_view(s, name).summary() for name in ladder_names(s)])
+
+
+@api.get("/ladders/<name>")
+def ladder(name: str):
+    return jsonify(ladder_view(session(), name).as_dict())
+
+
+@api.post("/ladders/<name>/pause")
+def pause_ladder(name: str):
+    """Schedule no new matches (those under way finish): organisers only."""
+    return _paused(name, True)
+
+
+@api.post("/ladders/<name>/resume")
+def resume_ladder(name: str):
+    return _paused(name, False)
+
+
+def _paused(name: str, paused: bool):
+    if not bearer_user().admin:
+        abort(403, "only organisers may do this")
+    set_paused(database(), name, paused)  # an unknown ladder is a 404
+    return jsonify({"name": name, "paused": paused})
 
 
 @api.get("/tournaments")

@@ -1,9 +1,11 @@
-"""Template filters: numbers with their unbounded and missing cases."""
+"""Template filters: numbers with their unbounded and missing cases, rough durations."""
 
 from __future__ import annotations
 
 from flask import Flask
 from markupsafe import Markup
+
+from arena.readmodels.ladder import LadderView
 
 
 def number(x: float | None, digits: int = 0, sign: bool = False) -> str:
@@ -23,6 +25,24 @@ def percent(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
+def duration(seconds: float) -> str:
+    """Roughly: "under a minute", "about 5 min", "about 2 h"."""
+    if seconds < 60:
+        return "under a minute"
+    if seconds < 90 * 60:
+        return f"about {seconds / 60:.0f} min"
+    return f"about {seconds / 3600:.0f} h"
+
+
+def first_match(view: LadderView) -> str:
+    """When a new version's first match in the ladder should start, as the end of a
+    sentence (an estimate only while matches are queued and their length is known)."""
+    if view.state == "paused":
+        return "once an organiser resumes the ladder"
+    wait = view.wait_s()
+    return f"in {duration(wait)}" if wait else "as soon as a worker is free"
+
+
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "'": "\\u0027"})
 
 
@@ -36,3 +56,4 @@ def register_filters(app: Flask) -> None:
     app.add_template_filter(number)
     app.add_template_filter(interval)
     app.add_template_filter(percent)
+    app.add_template_filter(first_match)

@@ -1,9 +1,11 @@
-"""The front page: the latest finished tournament's standings, or any other, or the ladder."""
+"""The leaderboard: the latest finished tournament's standings, or any other's, or those of
+every game (the front page is the standing ladder: ``dashboard.ladders``)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, redirect, render_template, request, url_for
 
+from arena.readmodels.ladder import ladder_of
 from arena.readmodels.leaderboard import leaderboard as board_of
 from arena.readmodels.leaderboard import title_of
 from arena.readmodels.tournaments import tournament_choices
@@ -14,10 +16,12 @@ from dashboard.params import scope
 leaderboard = Blueprint("leaderboard", __name__)
 
 
-@leaderboard.get("/")
+@leaderboard.get("/leaderboard")
 def index():
     s = session()
     chosen = scope(s, request.args)
+    if chosen is not None and (ladder := ladder_of(s, chosen)) is not None:
+        return redirect(url_for("ladders.show", name=ladder))
     title = title_of(s, chosen)  # an unknown tournament is a 404 before anything is fitted
     board = cached_html(
         "board", chosen, lambda: render_template("_board.html", board=board_of(s, chosen))

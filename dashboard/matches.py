@@ -10,6 +10,7 @@ from flask import Blueprint, Response, abort, render_template, request
 
 from arena.readmodels.bots import bot_choices
 from arena.readmodels.decision import export_decision
+from arena.readmodels.ladder import ladder_choices
 from arena.readmodels.matches import match_detail, match_list
 from arena.readmodels.records import shown_record
 from arena.readmodels.tournaments import tournament_choices
@@ -25,7 +26,11 @@ def index():
     s = session()
     page = match_list(s, match_filter(request.args))
     return render_template(
-        "matches.html", page=page, tournaments=tournament_choices(s), bots=bot_choices(s)
+        "matches.html",
+        page=page,
+        ladders=ladder_choices(s),
+        tournaments=tournament_choices(s),
+        bots=bot_choices(s),
     )
 
 

@@ -22,7 +22,7 @@ def whole(args: Mapping[str, str], name: str) -> int | None:
 
 
 def scope(s: Session, args: Mapping[str, str]) -> Scope:
-    """``tournament=ID``, ``tournament=all`` (the ladder) or nothing (the latest finished)."""
+    """``tournament=ID``, ``tournament=all`` (every game) or nothing (the latest finished)."""
     if args.get("tournament", "").strip() == "all":
         return None
     chosen = whole(args, "tournament")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, redirect, render_template, url_for
 
+from arena.readmodels.ladder import ladder_of
 from arena.readmodels.leaderboard import leaderboard
 from arena.readmodels.tournaments import (
     rating_history,
@@ -28,6 +29,8 @@ def index():
 @tournaments.get("/<int:tournament_id>")
 def show(tournament_id: int):
     s = session()
+    if (ladder := ladder_of(s, tournament_id)) is not None:  # its matches' row, not a page
+        return redirect(url_for("ladders.show", name=ladder))
     page = tournament_page(s, tournament_id)
     h2h = cached_html(
         "h2h",

@@ -3,13 +3,15 @@ The submission core checks and stores it; the bot page then shows the verdict ar
 
 from __future__ import annotations
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, flash, redirect, render_template, request, url_for
 
+from arena.readmodels.ladder import ladder_entered
 from arena.store import BotVersion
 from arena.submissions import SubmissionError
 from arena.submissions.upload import FIELDS
 from dashboard.auth import login_required, signed_in_user
-from dashboard.db import database
+from dashboard.db import database, session
+from dashboard.format import first_match
 from dashboard.submitting import submit
 
 uploads = Blueprint("uploads", __name__, url_prefix="/bots")
@@ -31,7 +33,15 @@ def create():
     except SubmissionError as exc:
         return render_template("upload.html", values=values, error=str(exc)), exc.status
     with database().session(read_only=True) as s:
-        bot_id = s.get_one(BotVersion, version_id).bot_id
+        version = s.get_one(BotVersion, version_id)
+        bot_id, bot, manifest = version.bot_id, version.bot.name, version.manifest
+    if (ladder := ladder_entered(session(), manifest)) is not None:  # what a verdict starts
+        flash(
+            f"Once {bot} is valid it enters the {ladder.name} ladder: its "
+            f"{ladder.placement_matches} placement matches follow, the first "
+            f"{first_match(ladder)}.",
+            "info",
+        )
     return redirect(url_for("bots.show", bot_id=bot_id, new=version_id), 303)
 
 

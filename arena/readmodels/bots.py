@@ -1,4 +1,5 @@
-"""Bot list and bot page: versions, rating history, recent matches, head-to-head, faults."""
+"""Bot list and bot page: versions, ladder standing, rating history, recent matches,
+head-to-head, faults."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
 from arena.players.player import public_reason
+from arena.readmodels.ladder import LadderPlace, bot_places
 from arena.readmodels.matches import MatchRow, match_rows
 from arena.store import (
     Bot,
@@ -21,6 +23,7 @@ from arena.store import (
     StoreError,
     owners_of,
 )
+from arena.store.ladders import list_ladders
 
 RECENT = 20
 
@@ -40,7 +43,9 @@ class BotSummary:
 class BotPage:
     summary: BotSummary
     versions: list[dict[str, Any]]
-    history: list[dict[str, Any]]  # {"tournament", "version", "elo", "ci_low", "ci_high"}
+    ladders: list[LadderPlace]  # its current version in each ladder that seats it
+    # {"tournament", "ladder" (a name; None: a tournament), "version", "elo", "ci_low", "ci_high"}
+    history: list[dict[str, Any]]
     recent: list[MatchRow]
     opponents: list[dict[str, Any]]  # {"bot", "bot_id", "games", "margin"}
     faults: dict[str, int]
@@ -114,6 +119,7 @@ def bot_page(s: Session, bot_id: int) -> BotPage:
             last,
         ),
         versions,
+        bot_places(s, bot.id),
         rating_history(s, set(ids)),
         _recent(s, ids),
         _opponents(s, ids),
@@ -122,7 +128,8 @@ def bot_page(s: Session, bot_id: int) -> BotPage:
 
 
 def rating_history(s: Session, versions: set[int]) -> list[dict[str, Any]]:
-    """The bot's Elo in the latest snapshot of each tournament it played, oldest first."""
+    """The bot's Elo in the latest snapshot of each tournament or ladder it played, oldest
+    first."""
     latest = (
         select(func.max(RatingSnapshot.id)).group_by(RatingSnapshot.tournament_id).scalar_subquery()
     )
@@ -131,6 +138,7 @@ def rating_history(s: Session, versions: set[int]) -> list[dict[str, Any]]:
         .where(RatingSnapshot.id.in_(latest))
         .order_by(RatingSnapshot.tournament_id)
     )
+    ladders = {ladder.tournament_id: ladder.name for ladder in list_ladders(s)}
     history = []
     for snap in s.scalars(query):
         for row in snap.payload.get("standings", []):
@@ -138,6 +146,7 @@ def rating_history(s: Session, versions: set[int]) -> list[dict[str, Any]]:
                 history.append(
                     {
                         "tournament": snap.tournament_id,
+                        "ladder": ladders.get(snap.tournament_id),
                         "version": row["ref"].partition("@")[2],
                         "elo": row["elo"],
                         "ci_low": row["ci_low"],

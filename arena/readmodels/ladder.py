@@ -1,21 +1,27 @@
 """A ladder as its page, ``arena ladder show`` and the API show it: the ranked entrants
 with Elo, interval and trend, the versions still being placed, and the ladder's state
-(playing, settled or paused; matches in flight; roughly how long a newcomer waits)."""
+(playing, settled or paused; matches in flight; roughly how long a newcomer waits). Also
+where a bot stands in each ladder, for its page, and which rows are ladders', so that
+tournament lists leave them out and links lead to the ladder instead."""
 
 from __future__ import annotations
 
+import math
 import statistics
-from dataclasses import asdict, dataclass, replace
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.ladders.entrants import current_ids
+from arena.bots.protocols import protocol_of
+from arena.ladders.entrants import DEFAULT_LADDER, current_ids
 from arena.ladders.feed import ladder_standings, ladder_state
 from arena.ladders.matchmaking import settled, unplaced
+from arena.readmodels.leaderboard import Leaderboard, drawn
 from arena.store import BotVersion, Match, RatingSnapshot, owners_of
-from arena.store.ladders import get_ladder, list_ladders
+from arena.store.ladders import get_ladder, ladder_of_tournament, list_ladders
 from arena.store.models import Ladder
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import model_for, scale_note
@@ -41,7 +47,8 @@ class LadderEntry:
     trend: float | None  # Elo change since the previous rating snapshot that rated it
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """JSON data: an interval side the data leave unbounded is None."""
+        return {**asdict(self), "ci_low": _finite(self.ci_low), "ci_high": _finite(self.ci_high)}
 
 
 @dataclass(frozen=True)
@@ -69,13 +76,107 @@ class LadderView:
         return (self.in_flight + ahead) * self.match_seconds
 
     def as_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["wait_s"] = self.wait_s()
-        return data
+        ranked = [e.as_dict() for e in self.ranked]
+        return {**self.summary(), "ranked": ranked, "placing": [e.as_dict() for e in self.placing]}
+
+    def summary(self) -> dict[str, Any]:
+        """The view without its entrants, counted instead (a row of the ladder list)."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        ranked, placing = data.pop("ranked"), data.pop("placing")
+        return {**data, "wait_s": self.wait_s(), "ranked": len(ranked), "placing": len(placing)}
+
+    def entry_of(self, bot_id: int) -> LadderEntry | None:
+        """The bot's current version among the entrants (None: it does not play here)."""
+        return next((e for e in self.ranked + self.placing if e.bot_id == bot_id), None)
+
+
+@dataclass(frozen=True)
+class LadderPage:
+    view: LadderView
+    board: Leaderboard  # the ranked entrants drawn as any standings are (Elo bars)
+    trends: dict[int, float]  # Elo change by version, where an older snapshot rated it
+    others: list[str]  # the other ladders' names
+
+
+@dataclass(frozen=True)
+class LadderPlace:
+    """Where a bot's current version stands in one ladder: placing (``matches`` of
+    ``placement_matches``), or ranked ``rank`` of ``ranked``."""
+
+    ladder: str
+    version: str
+    matches: int  # scheduled ones included, as the matchmaker counts them
+    placement_matches: int
+    rank: int | None
+    ranked: int
+    elo: float | None
+    half_width: float | None  # the 95 % interval's larger side, in Elo
+    trend: float | None
 
 
 def ladder_names(s: Session) -> list[str]:
     return [ladder.name for ladder in list_ladders(s)]
+
+
+def front_ladder(s: Session) -> str | None:
+    """The ladder of the front page: the default one, else the first opened (None: none)."""
+    names = ladder_names(s)
+    return DEFAULT_LADDER if DEFAULT_LADDER in names else next(iter(names), None)
+
+
+def ladder_of(s: Session, tournament_id: int) -> str | None:
+    """The name of the ladder whose tournament row ``tournament_id`` is (None: a tournament)."""
+    ladder = ladder_of_tournament(s, tournament_id)
+    return ladder.name if ladder else None
+
+
+def ladder_choices(s: Session) -> list[tuple[int, str]]:
+    """(tournament id, name) of every ladder: a match filter's options."""
+    return [(ladder.tournament_id, ladder.name) for ladder in list_ladders(s)]
+
+
+def ladder_entered(s: Session, manifest: Mapping[str, Any]) -> LadderView | None:
+    """The ladder a new version with ``manifest`` is placed in once valid: the front one if
+    its protocol plays those rules, else the first one it plays (None: none)."""
+    protocol, front = protocol_of(manifest), front_ladder(s)
+    for ladder in sorted(list_ladders(s), key=lambda ladder: ladder.name != front):
+        if protocol.refusal(TournamentSpec.from_row(ladder.tournament).rules) is None:
+            return ladder_view(s, ladder.name)
+    return None
+
+
+def ladder_page(s: Session, name: str) -> LadderPage:
+    view = ladder_view(s, name)
+    fitted = {st.bot_version_id: st for st in ladder_standings(s, get_ladder(s, name))}
+    table = [fitted[e.bot_version_id] for e in view.ranked]
+    model = model_for(s, view.tournament_id)
+    board = drawn(s, table, view.tournament_id, f"Ladder {name}", model, view.scale)
+    trends = {e.bot_version_id: e.trend for e in view.ranked if e.trend is not None}
+    return LadderPage(view, board, trends, [n for n in ladder_names(s) if n != name])
+
+
+def bot_places(s: Session, bot_id: int) -> list[LadderPlace]:
+    """The bot's current version in every ladder that seats it."""
+    places = []
+    for name in ladder_names(s):
+        view = ladder_view(s, name)
+        e = view.entry_of(bot_id)
+        if e is None:
+            continue
+        places.append(
+            LadderPlace(
+                name,
+                e.version,
+                min(e.matches, view.placement_matches),
+                view.placement_matches,
+                e.rank,
+                len(view.ranked),
+                e.elo,
+                _half_width(e),
+                e.trend,
+            )
+        )
+    return places
 
 
 def ladder_view(s: Session, name: str) -> LadderView:
@@ -130,6 +231,17 @@ def ladder_view(s: Session, name: str) -> LadderView:
         placing,
         scale_note(model, ladder.tournament_id).replace("this tournament", "this ladder"),
     )
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _half_width(e: LadderEntry) -> float | None:
+    """The 95 % interval's larger side (None: unrated, or unbounded by the data)."""
+    if e.elo is None or e.ci_low is None or e.ci_high is None:
+        return None
+    return _finite(max(e.elo - e.ci_low, e.ci_high - e.elo))
 
 
 def _order(e: LadderEntry) -> tuple[float, str]:

@@ -1,4 +1,5 @@
-"""The leaderboard: standings of one tournament or of the all-games ladder, ready to draw.
+"""The leaderboard: standings of one tournament or of every game, ready to draw (a
+standing ladder's ranking is drawn by the same rows: ``arena.readmodels.ladder``).
 
 Each row carries its Elo interval as positions on an axis shared by all rows, so the page
 draws error bars without arithmetic, and a flag saying whether its interval overlaps the
@@ -18,6 +19,7 @@ from arena.tournaments.cache import CACHE, Scope
 from arena.tournaments.standings import Standing, model_for, rank, scale_note
 
 AXIS_PAD = 0.05
+ORGANISED = Tournament.kind == "tournament"  # a ladder's row is a tournament of kind "ladder"
 
 
 @dataclass(frozen=True)
@@ -64,9 +66,11 @@ class Leaderboard:
 
 
 def default_scope(s: Session) -> Scope:
-    """The latest finished tournament, else the latest one, else the ladder."""
-    latest_done = s.scalar(select(func.max(Tournament.id)).where(Tournament.status == "done"))
-    return latest_done or s.scalar(select(func.max(Tournament.id)))
+    """The latest finished tournament, else the latest one, else every game (a standing
+    ladder's tournament row is never chosen: it has its own page)."""
+    latest = select(func.max(Tournament.id)).where(ORGANISED)
+    latest_done = s.scalar(latest.where(Tournament.status == "done"))
+    return latest_done or s.scalar(latest)
 
 
 def standings_for(s: Session, scope: Scope) -> list[Standing]:
@@ -79,6 +83,15 @@ def standings_for(s: Session, scope: Scope) -> list[Standing]:
 def leaderboard(s: Session, scope: Scope) -> Leaderboard:
     table = standings_for(s, scope)
     title = title_of(s, scope)
+    model = model_for(s, scope)
+    return drawn(s, table, scope, title, model, scale_note(model, scope))
+
+
+def drawn(
+    s: Session, table: list[Standing], scope: Scope, title: str, model: str, scale: str
+) -> Leaderboard:
+    """``table`` (best first) as rows ranked 1, 2, ... on one axis, each saying whether
+    its interval overlaps the row above."""
     axis = _axis(table)
     ids = [st.bot_version_id for st in table]
     query = select(BotVersion.id, BotVersion.bot_id).where(BotVersion.id.in_(ids))
@@ -88,8 +101,7 @@ def leaderboard(s: Session, scope: Scope) -> Leaderboard:
         _row(i, st, table[i - 1] if i else None, axis, bots[st.bot_version_id], owners)
         for i, st in enumerate(table)
     ]
-    model = model_for(s, scope)
-    return Leaderboard(scope, title, model, scale_note(model, scope), rows, axis, _ticks(axis))
+    return Leaderboard(scope, title, model, scale, rows, axis, _ticks(axis))
 
 
 def title_of(s: Session, scope: Scope) -> str:

@@ -20,7 +20,7 @@ from arena.store import (
     get_match,
     live_record_state,
 )
-from arena.store.models import MATCH_STATUSES
+from arena.store.models import MATCH_STATUSES, Ladder
 
 PER_PAGE = 50
 
@@ -62,6 +62,7 @@ class MatchRow:
     finished_at: str | None
     reason: str | None = None
     wall_seconds: float | None = None
+    ladder: str | None = None  # the standing ladder whose match it is (None: a tournament's)
 
 
 @dataclass(frozen=True)
@@ -110,14 +111,18 @@ def _page_ids(f: MatchFilter, total: int, per_page: int):
 
 
 def match_rows(s: Session, matches: list[Match]) -> list[MatchRow]:
-    """Rows with seat names, totals and fault counts, in three queries for the whole page."""
+    """Rows with seat names, totals, fault counts and ladder names, in four queries for the
+    whole page."""
     ids = [m.id for m in matches]
     versions = {v for m in matches for v in m.seats}
     query = select(BotVersion).where(BotVersion.id.in_(versions))
     names = {v.id: (v.bot_id, v.ref) for v in s.scalars(query)}  # house bots: name alone
     totals = _totals(s, ids)
     faults = _fault_counts(s, ids)
-    return [_row(m, names, totals, faults) for m in matches]
+    tournaments = {m.tournament_id for m in matches}
+    named = select(Ladder.tournament_id, Ladder.name).where(Ladder.tournament_id.in_(tournaments))
+    ladders: dict[int, str] = {tid: name for tid, name in s.execute(named)}
+    return [_row(m, names, totals, faults, ladders.get(m.tournament_id)) for m in matches]
 
 
 def _totals(s: Session, ids: list[int]) -> dict[tuple[int, int], int]:
@@ -138,7 +143,7 @@ def _fault_counts(s: Session, ids: list[int]) -> dict[tuple[int, int], int]:
     return {(m, b): n for m, b, n in s.execute(query)}
 
 
-def _row(m: Match, names: dict, totals: dict, faults: dict) -> MatchRow:
+def _row(m: Match, names: dict, totals: dict, faults: dict, ladder: str | None) -> MatchRow:
     seats = []
     for v in m.seats:
         tenths = totals.get((m.id, v))
@@ -156,6 +161,7 @@ def _row(m: Match, names: dict, totals: dict, faults: dict) -> MatchRow:
         finished,
         m.reason,
         m.wall_seconds,
+        ladder,
     )
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.readmodels.headtohead import Cell, head_to_head
-from arena.readmodels.leaderboard import Leaderboard, leaderboard
+from arena.readmodels.leaderboard import ORGANISED, Leaderboard, leaderboard
 from arena.store import (
     Match,
     RatingSnapshot,
@@ -120,8 +120,9 @@ def _summaries(s: Session, tournaments: list[Tournament]) -> list[TournamentSumm
 
 
 def tournament_list(s: Session) -> list[TournamentSummary]:
-    """Newest first."""
-    return _summaries(s, list(s.scalars(select(Tournament).order_by(Tournament.id.desc()))))
+    """Newest first; not the standing ladders' rows (``arena.readmodels.ladder``)."""
+    query = select(Tournament).where(ORGANISED).order_by(Tournament.id.desc())
+    return _summaries(s, list(s.scalars(query)))
 
 
 def tournament_summary(s: Session, tournament_id: int) -> TournamentSummary:
@@ -148,8 +149,9 @@ def standings_table(s: Session, tournament_id: int) -> Standings:
 
 
 def tournament_choices(s: Session) -> list[tuple[int, str, str]]:
-    """(id, name, status), newest first: what a selector needs, without counting matches."""
-    query = select(Tournament.id, Tournament.name, Tournament.status)
+    """(id, name, status), newest first: what a selector needs, without counting matches
+    (ladders aside)."""
+    query = select(Tournament.id, Tournament.name, Tournament.status).where(ORGANISED)
     return [
         (i, name, status) for i, name, status in s.execute(query.order_by(Tournament.id.desc()))
     ]

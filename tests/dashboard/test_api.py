@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from arena.ladders.entrants import ensure_ladder
 from arena.store import BotVersion, claim_match, record_result
 from arena.tournaments.run import match_spec
 from dashboard.api import SPEC
@@ -47,7 +48,7 @@ def check(value: Any, schema: dict, where: str = "$") -> None:
             check(item, schema["items"], f"{where}[{i}]")
 
 
-def url_for(path: str, op: dict, ids: dict[str, int]) -> str:
+def url_for(path: str, op: dict, ids: dict[str, int | str]) -> str:
     params = [p for p in op.get("parameters", []) if p["in"] == "path"]
     examples = {p["name"]: ids.get(p["name"], p["example"]) for p in params}
     return re.sub(r"\{(\w+)\}", lambda m: str(examples[m[1]]), path)
@@ -58,9 +59,10 @@ def schema_of(op: dict, status: str) -> dict:
 
 
 def test_every_documented_route_answers_as_documented(client, site, db):
+    ensure_ladder(db)  # as `arena db upgrade` does: the pagat ladder, empty here
     fault = client.get(f"/api/v1/matches/{site.faulty}").get_json()["faults"][0]
-    ids = {"match_id": site.faulty, "game": fault["game"], "decision": fault["decision"]}
-    ids |= {"tournament_id": site.tournament, "bot_id": site.bots["alpha"]}
+    ids: dict[str, int | str] = {"game": fault["game"], "decision": fault["decision"]}
+    ids |= {"match_id": site.faulty, "tournament_id": site.tournament, "bot_id": site.bots["alpha"]}
     with db.session(read_only=True) as s:
         ids["version_id"] = s.scalar(select(func.min(BotVersion.id)))
     for path, item in SPEC["paths"].items():
@@ -71,7 +73,8 @@ def test_every_documented_route_answers_as_documented(client, site, db):
         assert reply.status_code == 200, path
         check(reply.get_json(), schema_of(op, "200"), path)
         errors = {
-            "404": url_for(path, op, {k: 99999 for k in ids}) + "?tournament=99999",
+            "404": url_for(path, op, {k: 99999 for k in ids} | {"name": "nowhere"})
+            + "?tournament=99999",
             "409": url_for(path, op, ids | {"match_id": site.running}),
             "400": f"{path}?tournament=x&faults=maybe",
         }
@@ -99,7 +102,7 @@ def test_standings_are_fitted_once_per_results_version(client, site, db, monkeyp
         board, "rank", lambda s, rows, *model: fits.append(1) or real(s, rows, *model)
     )
     for _ in range(3):
-        assert client.get(f"/?tournament={site.tournament}").status_code == 200
+        assert client.get(f"/leaderboard?tournament={site.tournament}").status_code == 200
         assert client.get(f"/api/v1/tournaments/{site.tournament}/standings").status_code == 200
     assert len(fits) == 1
     _finish(db, site.pending)

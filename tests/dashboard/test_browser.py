@@ -148,7 +148,7 @@ def test_the_dashboard_in_a_browser(page, served, tmp_path):
     assert page.locator("#progress .status").inner_text() == "done"
     shoot(page, "tournament")
 
-    page.goto(base + "/")
+    page.goto(base + "/leaderboard")
     assert page.locator("#board-title").inner_text() == f"Tournament {live}: live cup"
     assert page.locator("table.board tbody tr").count() == 4
     assert page.get_by_role("link", name=XSS).count() == 1  # the name is text, not a tag
@@ -163,7 +163,7 @@ def test_the_dashboard_in_a_browser(page, served, tmp_path):
     page.set_viewport_size(PHONE)
     page.locator("#all-hands").uncheck()
     shoot(page, "replay-phone")
-    page.goto(base + "/")
+    page.goto(base + "/leaderboard")
     shoot(page, "leaderboard-phone")
     page.set_viewport_size(DESKTOP)
     watch_a_running_match(page, base, db, runtime)

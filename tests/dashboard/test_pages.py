@@ -12,8 +12,9 @@ ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 def pages(site) -> list[str]:
     return [
         "/",
-        "/?tournament=all",
-        f"/?tournament={site.tournament}",
+        "/leaderboard",
+        "/leaderboard?tournament=all",
+        f"/leaderboard?tournament={site.tournament}",
         "/tournaments/",
         f"/tournaments/{site.tournament}",
         f"/tournaments/{site.tournament}/board",
@@ -34,12 +35,16 @@ def test_every_page_renders_a_hostile_bot_name_as_text(client, site):
         body = reply.get_data(as_text=True)
         assert XSS not in body, url
         assert "<i>" not in body, url  # the tournament is named "cup <i>"
-        if url not in ("/bots/", "/tournaments/"):
+        if url not in (
+            "/",
+            "/bots/",
+            "/tournaments/",
+        ):  # the ladder: tests/dashboard/test_ladder_pages.py
             assert ESCAPED in body or "\\u003cscript\\u003e" in body, url
 
 
 def test_leaderboard_shows_rank_interval_bar_and_separation(client, site):
-    body = client.get("/").get_data(as_text=True)
+    body = client.get("/leaderboard").get_data(as_text=True)
     assert f"Tournament {site.tournament}: cup &lt;i&gt;" in body
     for name in ("alpha", "beta", "gamma"):
         assert f">{name}</a>" in body
@@ -133,8 +138,8 @@ def test_a_finished_match_has_its_record_and_downloads(client, site):
         ("/tournaments/999", 404),
         ("/bots/999", 404),
         ("/matches/999", 404),
-        ("/?tournament=999", 404),
-        ("/?tournament=x", 400),
+        ("/leaderboard?tournament=999", 404),
+        ("/leaderboard?tournament=x", 400),
         ("/matches/?status=won", 400),
         ("/matches/?page=0", 400),
         ("/api/v1/matches?faults=maybe", 400),

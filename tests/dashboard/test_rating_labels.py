@@ -16,11 +16,11 @@ def _text(html: str) -> str:
 
 
 def test_the_leaderboard_page_names_model_scale_and_columns(client, site):
-    page = _text(client.get(f"/?tournament={site.tournament}").get_data(as_text=True))
+    page = _text(client.get(f"/leaderboard?tournament={site.tournament}").get_data(as_text=True))
     assert "Elo by margin model (points against the table, Elo-calibrated)" in page
     assert "relative to this tournament: the mean of its bots is 1500" in page
     assert "Calls made: share of its calls (one per deal) the bot made" in page
-    ladder = _text(client.get("/?tournament=all").get_data(as_text=True))
+    ladder = _text(client.get("/leaderboard?tournament=all").get_data(as_text=True))
     assert "relative to every game of every tournament" in ladder
 
 
