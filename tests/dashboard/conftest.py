@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from sqlalchemy import select
@@ -45,6 +46,7 @@ from dashboard import create_app
 from tests.support import fresh_database
 from tests.views.players import Delegating, PauseAfter, first_player_paused
 
+T = TypeVar("T")
 XSS = "<script>alert(1)</script>"
 BOTS = (("alpha", "heuristic"), ("beta", "random"), (XSS, "random"), ("gamma", "heuristic"))
 RULES = PAGAT.with_(deals_per_game=2)
@@ -149,6 +151,25 @@ def playing(db: Database, site: Site, pause: PauseAfter) -> Iterator[PauseAfter]
             thread.join(60)
 
 
+def played_once(folder: Path, template: Path, fill: Callable[[Database, Runtime], T]) -> T:
+    """``fill`` run on a copy of the migrated ``template`` in ``folder`` (its data dir
+    ``folder/d``): what it returns."""
+    shutil.copy(template, folder / "arena.db")
+    db = Database(normalise_url(f"sqlite:///{folder / 'arena.db'}"))
+    try:
+        return fill(db, Runtime(Settings(db.url.render_as_string(), folder / "d", "")))
+    finally:
+        db.dispose()
+        CACHE.clear()
+
+
+def copy_of(folder: Path, tmp_path: Path) -> URL:
+    """A test's own copy of a database ``played_once`` in ``folder``, and its data dir."""
+    shutil.copy(folder / "arena.db", tmp_path / "arena.db")
+    shutil.copytree(folder / "d", tmp_path / "d")
+    return normalise_url(f"sqlite:///{tmp_path / 'arena.db'}")
+
+
 @pytest.fixture(scope="session")
 def played_site(
     tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
@@ -156,14 +177,7 @@ def played_site(
     """A folder holding the site's database file and data dir, its matches played; and the
     site's ids."""
     folder = tmp_path_factory.mktemp("site")
-    shutil.copy(sqlite_template, folder / "arena.db")
-    db = Database(normalise_url(f"sqlite:///{folder / 'arena.db'}"))
-    try:
-        runtime = Runtime(Settings(db.url.render_as_string(), folder / "d", ""))
-        return folder, played(db, runtime)
-    finally:
-        db.dispose()
-        CACHE.clear()
+    return folder, played_once(folder, sqlite_template, played)
 
 
 @pytest.fixture
@@ -175,9 +189,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> URL:
     if backend != "sqlite":
         raise pytest.UsageError("the dashboard's site is played on SQLite only")
     folder, _ = request.getfixturevalue("played_site")
-    shutil.copy(folder / "arena.db", tmp_path / "arena.db")
-    shutil.copytree(folder / "d", tmp_path / "d")
-    return normalise_url(f"sqlite:///{tmp_path / 'arena.db'}")
+    return copy_of(folder, tmp_path)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,14 +16,14 @@ from sqlalchemy import select
 from arena.config import Settings
 from arena.readmodels.ladder import LadderView, ladder_view
 from arena.runtime import Runtime
-from arena.store import Database, User, create_tournament, issue_token, normalise_url
+from arena.store import Database, User, create_tournament, issue_token
 from arena.store.models import BotVersion, Ladder
 from arena.tournaments.cache import CACHE
 from arena.tournaments.spec import TournamentSpec
 from dashboard import create_app
 from dashboard.api import SPEC
 from dashboard.format import first_match
-from tests.dashboard.conftest import XSS
+from tests.dashboard.conftest import XSS, copy_of, played_once
 from tests.dashboard.ladder_site import NEWCOMER, PLACEMENT, LadderSite, build
 from tests.dashboard.test_api import check, schema_of
 from tests.dashboard.test_pages import ESCAPED
@@ -38,23 +37,13 @@ def built(
 ) -> tuple[Path, LadderSite]:
     """The ladder site (``ladder_site.build``) played once for the module, in a folder."""
     folder = tmp_path_factory.mktemp("ladder")
-    shutil.copy(sqlite_template, folder / "arena.db")
-    db = Database(normalise_url(f"sqlite:///{folder / 'arena.db'}"))
-    try:
-        runtime = Runtime(Settings(db.url.render_as_string(), folder / "d", ""))
-        return folder, build(db, runtime)
-    finally:
-        db.dispose()
-        CACHE.clear()
+    return folder, played_once(folder, sqlite_template, build)
 
 
 @pytest.fixture
 def db_url(built: tuple[Path, LadderSite], tmp_path: Path):
     """Each test works on its own copy of the ladder site's database and data dir."""
-    folder, _ = built
-    shutil.copy(folder / "arena.db", tmp_path / "arena.db")
-    shutil.copytree(folder / "d", tmp_path / "d")
-    return normalise_url(f"sqlite:///{tmp_path / 'arena.db'}")
+    return copy_of(built[0], tmp_path)
 
 
 @pytest.fixture
