@@ -6,7 +6,9 @@
    with every placement match, so eight matches meet opponents from top to bottom.
 2. **Unsure places.** Otherwise :func:`arena.tournaments.adaptive.extra_tables` draws the
    tables of overlapping neighbours (and their anchor), no pair of bots meeting more than
-   twice its fair share of the ladder's matches while another table can be drawn.
+   twice its fair share of the ladder's matches while another table can be drawn; a pair
+   whose intervals are both within the settle width counts as separated (it is settled),
+   so equal bots do not take every table.
 3. **Settled.** With every entrant placed and every neighbour pair either separated or
    made of two 95 % intervals at most ``settle_half_width`` Elo either side, nothing is
    scheduled: a settled ladder costs nothing, and wakes by itself when its entrants change
@@ -90,7 +92,15 @@ def next_tables(state: LadderState, count: int, knobs: Knobs) -> list[Seats]:
     cap = _max_meetings(sum(matches.values()) // SEATS, len(standings))
     try:
         more = extra_tables(
-            standings, left, seats, knobs.games_per_match, None, state.owners, meetings, cap
+            standings,
+            left,
+            seats,
+            knobs.games_per_match,
+            None,
+            state.owners,
+            meetings,
+            cap,
+            knobs.settle_half_width,
         )
     except ValueError:  # not four owners among the entrants: nothing to play
         return tables

@@ -22,7 +22,8 @@ down the ranking of other owners (its "neighbours" are the nearest it may meet),
 anchor is the widest interval among the bots it may meet. The window starting at the top
 always has a legal table when the entrants have four owners. A standing ladder also passes
 ``meetings`` (matches so far by pair of bots) and ``max_meetings``: a table whose pair has
-met that often is drawn only when no other table can be (no pair is over-played).
+met that often is drawn only when no other table can be (no pair is over-played), and
+``sure_within``: a pair of narrow intervals counts as separated.
 
 Pure and deterministic: same standings, counts and options, same tables.
 """
@@ -75,12 +76,15 @@ def extra_tables(
     owners: Owners | None = None,
     meetings: Meetings | None = None,
     max_meetings: int | None = None,
+    sure_within: float | None = None,
 ) -> list[Seats]:
     """``count`` tables (starting seat order) over the entrants of ``standings`` (at least
     4); ``seat_counts[name][i]``: how many matches the bot has started in seat i; ``top``:
     separate the first ``top`` places only (None: the whole ranking); ``owners``: no table
     seats two bots of one owner; ``meetings``/``max_meetings``: avoid over-played pairs
-    (``meetings`` is updated with the tables drawn)."""
+    (``meetings`` is updated with the tables drawn); ``sure_within``: a neighbour pair
+    whose intervals are both within that many Elo either side is sure enough (two bots of
+    equal strength never separate: without it they would take every table)."""
     if len(standings) < SEATS:
         raise ValueError(f"extra matches need at least {SEATS} entrants, not {len(standings)}")
     if count < 1:
@@ -102,9 +106,9 @@ def extra_tables(
     for _ in range(count):
         places = len(ranking) if top is None else top
         try:
-            table = _most_unsure(ranking, places, fresh)
+            table = _most_unsure(ranking, places, fresh, sure_within)
         except ValueError:  # every table over-plays a pair: the owners rule alone
-            table = _most_unsure(ranking, places, lambda names: apart(names, owners))
+            table = _most_unsure(ranking, places, lambda names: apart(names, owners), sure_within)
         names = [ranking[i].name for i in table]
         meetings.update(frozenset(p) for p in itertools.combinations(names, 2))
         out.append(seat_table([ranking[i] for i in table], seats))
@@ -113,13 +117,17 @@ def extra_tables(
     return out
 
 
-def _most_unsure(ranking: list[Ranked], top: int, may_meet: MayMeet) -> list[int]:
+def _most_unsure(
+    ranking: list[Ranked], top: int, may_meet: MayMeet, sure_within: float | None = None
+) -> list[int]:
     """The ranks of a table: the window of three whose two neighbour overlaps (among the
     first ``top`` places) sum highest (overlaps counted from 0; then the least gap; then the
     top), and its anchor."""
 
     def score(window: list[int]) -> tuple[float, float, int]:
-        counted = [_overlap(ranking[a], ranking[b]) for a, b in itertools.pairwise(window)]
+        counted = [
+            _unsure(ranking[a], ranking[b], sure_within) for a, b in itertools.pairwise(window)
+        ]
         counted = [g for g, b in zip(counted, window[1:], strict=True) if b < top]
         return (sum(max(g, 0.0) for g in counted), sum(counted), -window[0])
 
@@ -133,6 +141,19 @@ def _most_unsure(ranking: list[Ranked], top: int, may_meet: MayMeet) -> list[int
 
 def _overlap(a: Ranked, b: Ranked) -> float:
     return min(a.ci_high, b.ci_high) - max(a.ci_low, b.ci_low)
+
+
+def _unsure(a: Ranked, b: Ranked, sure_within: float | None) -> float:
+    """The overlap of a neighbour pair as far as it is worth playing: none (at most 0)
+    when both intervals are within ``sure_within`` Elo either side."""
+    gap = _overlap(a, b)
+    if sure_within is not None and _half_width(a) <= sure_within >= _half_width(b):
+        return min(gap, 0.0)
+    return gap
+
+
+def _half_width(r: Ranked) -> float:
+    return max(r.elo - r.ci_low, r.ci_high - r.elo)
 
 
 def _window(ranking: list[Ranked], start: int, may_meet: MayMeet) -> list[int] | None:

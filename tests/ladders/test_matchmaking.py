@@ -116,3 +116,19 @@ def test_no_pair_is_over_played_while_another_table_can_be_drawn() -> None:
 def test_the_same_state_gives_the_same_tables() -> None:
     state = ladder([*PLACED, NEWCOMER], {"new": 3})
     assert next_tables(state, 6, KNOBS) == next_tables(state, 6, KNOBS)
+
+
+def test_equal_bots_that_never_separate_do_not_take_every_table() -> None:
+    """Three copies of one program at the top, narrow but overlapping forever, and an
+    unsure pair below: the tables go to the pair (found on a real ladder run, where the
+    heuristic anchors took 500 matches while the two random bots stayed unsure)."""
+    rows = [
+        rated("h1", 1950, 44),
+        rated("h2", 1948, 44),
+        rated("h3", 1946, 44),
+        rated("r1", 844, 68),
+        rated("r2", 811, 68),
+    ]
+    tables = next_tables(ladder(rows), 4, KNOBS)
+    assert len(tables) == 4
+    assert all({"r1", "r2"} <= set(t) for t in tables)
