@@ -10,7 +10,7 @@ from rich.table import Table
 
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
 from arena.cli.render import literal
-from arena.ladders.entrants import DEFAULT_LADDER, check_settings, open_ladder
+from arena.ladders.entrants import DEFAULT_LADDER, change_ladder, open_ladder
 from arena.ladders.run import run_ladder
 from arena.readmodels.ladder import LadderEntry, LadderView, ladder_names, ladder_view
 from arena.store import Database
@@ -124,13 +124,7 @@ def set_command(name: str, **settings: Any) -> None:
 def _set(name: str, **changes: Any) -> None:
     with user_errors():
         _, db = runtime_and_db()
-        check_settings({k: v for k, v in changes.items() if k != "paused"})
-        if changes.get("matches_per_hour") == 0:
-            changes["matches_per_hour"] = None
-        with db.session() as s:
-            row = get_ladder(s, name)
-            for key, value in changes.items():
-                setattr(row, key, value)
+        change_ladder(db, name, **changes)
         said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changes.items())
         click.echo(f"ladder {name}: {said}")
 

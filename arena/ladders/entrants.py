@@ -8,6 +8,7 @@ same bots over months)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -79,10 +80,23 @@ def check_settings(settings: dict[str, object]) -> None:
             raise StoreError(f"{key} is {SETTINGS[key]}, not {value!r}")
 
 
-def set_paused(db: Database, name: str, paused: bool) -> None:
-    """Pause the ladder ``name`` (no new matches; those under way finish) or resume it."""
+def change_ladder(db: Database, name: str, **changes: Any) -> None:
+    """Set the ladder's ``SETTINGS`` (checked; ``matches_per_hour=0`` removes the cap) and
+    ``paused`` (no new matches; those under way finish): the one write path of the CLI,
+    the organiser's button and the API."""
+    settings = {key: value for key, value in changes.items() if key != "paused"}
+    check_settings(settings)
+    if settings.get("matches_per_hour") == 0:
+        changes["matches_per_hour"] = None
     with db.session() as s:
-        get_ladder(s, name).paused = paused
+        ladder = get_ladder(s, name)
+        for key, value in changes.items():
+            setattr(ladder, key, value)
+
+
+def set_paused(db: Database, name: str, paused: bool) -> None:
+    """Pause the ladder ``name`` or resume it."""
+    change_ladder(db, name, paused=paused)
 
 
 def current_versions(s: Session, ladder: Ladder) -> list[BotVersion]:
