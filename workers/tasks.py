@@ -31,7 +31,12 @@ from arena.store.ladders import ladder_of_tournament
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
-from arena.tournaments.dispatch import finish_if_over, matches_to_send, recover
+from arena.tournaments.dispatch import (
+    finish_if_over,
+    matches_to_send,
+    recover,
+    recover_tournament,
+)
 from arena.tournaments.executor import worker_name
 from arena.tournaments.run import OUTAGE_WAIT_S, play_until_stopped
 from workers.app import app, queue_idle
@@ -141,6 +146,11 @@ def _run_match(task: Task, match_id: int) -> str:
         raise task.retry(countdown=runtime.settings.lease_s)
     if ladder_id := ladder_of(db, tournament_id):  # keep the ladder's queue topped up
         feed(db, runtime, ladder_id)
+        # and send its lost matches again here: a playing ladder keeps every worker busy,
+        # and the beat's recovery ticks expire unread while none is free to take them
+        lease_s = runtime.settings.lease_s
+        recover_tournament(db, tournament_id, lease_s, idle_queues(), send_match)
+        return status
     finish_if_over(db, tournament_id)
     send_new_matches(db, tournament_id)
     return status

@@ -6,7 +6,9 @@ only what was never sent. ``recover`` is what the cluster runs periodically (the
 ``arena.recover`` job, sent by ``arena beat``; a follower runs it for its own tournament too):
 it sends again the matches whose job was lost — claimable (pending, or running under a
 lease that ran out: its worker was lost) though sent at least a lease ago, while nothing
-waits in their queue — and finishes the tournaments that are over. Duplicate jobs are
+waits in their queue — and finishes the tournaments that are over. A match its worker took
+and lost (claimed since its job was last sent) goes at once, deep queue or not: that job
+went with the worker, and a standing ladder's queue is never empty. Duplicate jobs are
 harmless anyway: a second job finds the match done or leased, and a result is recorded once.
 """
 
@@ -18,7 +20,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, exists, or_, select, update
+from sqlalchemy import ColumnElement, and_, exists, or_, select, update
 
 from arena.store import BotVersion, Database, Match, Tournament, progress
 from arena.store.matches import claimable
@@ -32,6 +34,9 @@ RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match que
 MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
 log = logging.getLogger(__name__)
 
+# Running under a lease that ran out (with ``claimable``) and claimed after its job was last
+# sent: the worker that took that job was lost, so no job of it waits in the queue.
+TAKEN_AND_LOST = and_(Match.status == "running", Match.queued_at < Match.lease_expires_at)
 Idle = Callable[[str], bool]  # nothing waits in this queue (False when unknown)
 Send = Callable[[int, str], object]  # send match id's job to a queue
 
@@ -64,7 +69,8 @@ def matches_to_send(
     idle: Idle | None = None,
 ) -> list[tuple[int, str]]:
     """(match id, queue) of claimable matches never sent, or (with ``resend_after_s``) sent
-    that long ago — those only while their queue is ``idle``, when given; marks them sent.
+    that long ago — those only while their queue is ``idle``, when given, unless their
+    worker took their job and was lost (``TAKEN_AND_LOST``); marks them sent.
     The mark is a conditional UPDATE: two senders at once (two beats, a follower and a
     worker) send each match once."""
     now = utcnow()
@@ -73,14 +79,14 @@ def matches_to_send(
         due = or_(due, Match.queued_at < now - timedelta(seconds=resend_after_s))
     with db.session() as s:
         rows = s.execute(
-            select(Match.id, Match.seats, Match.queued_at)
+            select(Match.id, Match.seats, Match.queued_at, TAKEN_AND_LOST)
             .where(Match.tournament_id == tournament_id, claimable(now), due)
             .order_by(Match.table_index)
         ).all()
-        needed = {v for _, seats, _ in rows for v in seats}
+        needed = {v for _, seats, _, _ in rows for v in seats}
         query = select(BotVersion.id, BotVersion.manifest).where(BotVersion.id.in_(needed))
         manifests: dict[int, dict[str, Any]] = dict(s.execute(query).all())
-        queues = {m: queue_for([manifests[v] for v in seats]) for m, seats, _ in rows}
+        queues = {m: queue_for([manifests[v] for v in seats]) for m, seats, _, _ in rows}
         idle_now: dict[str, bool] = {}
 
         def may_resend(queue: str) -> bool:  # asks the broker once per queue
@@ -88,7 +94,9 @@ def matches_to_send(
                 idle_now[queue] = idle is None or idle(queue)
             return idle_now[queue]
 
-        chosen = [m for m, _, queued in rows if queued is None or may_resend(queues[m])]
+        chosen = [
+            m for m, _, queued, lost in rows if queued is None or lost or may_resend(queues[m])
+        ]
         marked: set[int] = set()
         for start in range(0, len(chosen), MARK_CHUNK):
             marked.update(
@@ -130,7 +138,8 @@ def recover_tournament(
     """Finish the tournament if it is over (which may schedule a round of adaptive matches),
     then send the matches never sent, and again those whose job was lost: claimable though
     sent a lease ago or more, while nothing waits in their queue (a deep queue is left
-    alone: their job may be in it). How many jobs were sent."""
+    alone: their job may be in it), or at once when their worker took it and was lost.
+    How many jobs were sent."""
     finish_if_over(db, tournament_id)
     sent = 0
     for match_id, queue in matches_to_send(db, tournament_id, lease_s, idle):

@@ -94,14 +94,30 @@ def test_lost_matches_are_sent_again_once_and_live_ones_are_left(db, store_runti
     assert recover(db, LEASE_S, idle, sent) == {tid: 2}
 
 
-def test_a_deep_queue_is_left_alone_but_matches_never_sent_go(db, store_runtime):
-    tid, (lost, never, *_) = sent_tournament(db, store_runtime)
+def test_a_deep_queue_holds_back_jobs_that_may_wait_in_it_not_lost_or_unsent_ones(
+    db, store_runtime
+):
+    """A pending match sent a lease ago may still wait in a deep queue: left alone. One its
+    worker took and lost, and one never sent, go at once (a standing ladder's queue never
+    empties)."""
+    tid, (lost, never, *waiting) = sent_tournament(db, store_runtime)
     lose_worker(db, lost)
     with db.session() as s:  # e.g. a round of adaptive matches scheduled, not yet sent
         s.execute(update(Match).where(Match.id == never).values(queued_at=None))
     sent = Sent()
-    assert recover(db, LEASE_S, busy, sent) == {tid: 1}
-    assert sent.jobs == [(never, "arena")]
+    assert recover(db, LEASE_S, busy, sent) == {tid: 2}
+    assert sorted(sent.jobs) == sorted([(lost, "arena"), (never, "arena")])
+    assert not {m for m, _ in sent.jobs} & set(waiting)
+    with db.session() as s:  # a lease later, its new job still waiting: left alone now
+        s.execute(
+            update(Match)
+            .where(Match.id == lost)
+            .values(
+                queued_at=utcnow() - timedelta(seconds=2 * LEASE_S),
+                lease_expires_at=utcnow() - timedelta(seconds=3 * LEASE_S),
+            )
+        )
+    assert recover(db, LEASE_S, busy, sent) == {}
 
 
 def test_an_embedded_run_and_a_stopped_run_are_not_touched(db, store_runtime):
