@@ -8,10 +8,11 @@ Writers take turns on the ladder's tournament row, so two feeders at once add on
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.ladders.entrants import ANCHORS, current_versions, enter_anchors
@@ -115,23 +116,49 @@ def ladder_state(s: Session, ladder: Ladder) -> LadderState:
         else Ranked(str(v), ELO_CENTER, *WIDE, 0)
         for v in sorted(current)
     ]
-    matches: Counter[str] = Counter()
-    seats = {str(v): [0] * SEATS for v in current}
-    meetings: Counter[frozenset[str]] = Counter()
-    in_flight = []
+    tally = match_tally(s, ladder.tournament_id)
+    seats = {str(v): list(tally.seats.get(str(v), [0] * SEATS)) for v in current}
+    owners = entrant_owners(s, versions)
+    return LadderState(
+        standings,
+        tally.matches,
+        seats,
+        tally.meetings,
+        tally.in_flight,
+        owners,
+        frozenset(str(a) for a in anchors),
+    )
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What the ladder's matches add up to (failed ones aside), by entrant name."""
+
+    matches: Counter[str]
+    seats: dict[str, list[int]]  # matches started in each seat
+    meetings: Counter[frozenset[str]]
+    in_flight: list[list[str]]
+
+
+def match_tally(s: Session, tournament_id: int) -> Tally:
+    """Every match of the ladder read once per change of its matches' status counts
+    (cached like the standings: a page or a top-up on a long ladder does not rescan it)."""
+    query = select(Match.status, func.count()).where(Match.tournament_id == tournament_id)
+    counts = sorted((status, n) for status, n in s.execute(query.group_by(Match.status)))
+    return CACHE.get(s, f"ladder-tally {counts}", tournament_id, lambda: _tally(s, tournament_id))
+
+
+def _tally(s: Session, tournament_id: int) -> Tally:
+    tally = Tally(Counter(), {}, Counter(), [])
     query = select(Match.seats, Match.status).where(
-        Match.tournament_id == ladder.tournament_id, Match.status != "failed"
+        Match.tournament_id == tournament_id, Match.status != "failed"
     )
     for match_seats, status in s.execute(query):
         names = [str(v) for v in match_seats]
-        matches.update(names)
-        meetings.update(frozenset(p) for p in combinations(names, 2))
+        tally.matches.update(names)
+        tally.meetings.update(frozenset(p) for p in combinations(names, 2))
         for i, name in enumerate(names):
-            if name in seats:
-                seats[name][i] += 1
+            tally.seats.setdefault(name, [0] * SEATS)[i] += 1
         if status in IN_FLIGHT:
-            in_flight.append(names)
-    owners = entrant_owners(s, versions)
-    return LadderState(
-        standings, matches, seats, meetings, in_flight, owners, frozenset(str(a) for a in anchors)
-    )
+            tally.in_flight.append(names)
+    return tally

@@ -106,7 +106,7 @@ def drawn(
 
 def title_of(s: Session, scope: Scope) -> str:
     if scope is None:
-        return "All games (every tournament)"
+        return "All games (tournaments and ladders)"
     name = s.scalar(select(Tournament.name).where(Tournament.id == scope))
     if name is None:
         raise StoreError(f"no tournament with id {scope}")

@@ -52,7 +52,11 @@ def model_for(s: Session, tournament_id: int | None) -> str:
 
 def scale_note(model: str, tournament_id: int | None) -> str:
     """One line saying which model produced the Elo and what it is relative to."""
-    scope = "every game of every tournament" if tournament_id is None else "this tournament"
+    scope = (
+        "every game played (tournaments and ladders)"
+        if tournament_id is None
+        else "this tournament"
+    )
     return (
         f"Elo by {MODEL_LABELS.get(model, model)}; relative to {scope}: the mean of its "
         "bots is 1500, so Elo from different tournaments do not compare"

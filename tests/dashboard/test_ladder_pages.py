@@ -121,7 +121,7 @@ def test_without_a_ladder_the_front_page_says_how_to_open_one(request, tmp_path)
 
 def test_ladders_stay_out_of_tournament_lists_and_lead_to_their_page(client, db, ladder):
     board = text(client.get("/leaderboard").get_data(as_text=True))
-    assert "All games (every tournament)" in board and "Ladder (" not in board
+    assert "All games (tournaments and ladders)" in board and "Ladder (" not in board
     assert client.get("/api/v1/tournaments").get_json() == []
     with db.session() as s:
         query = select(BotVersion).where(BotVersion.bot_id.in_(ladder.bots.values()))

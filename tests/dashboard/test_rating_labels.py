@@ -21,7 +21,7 @@ def test_the_leaderboard_page_names_model_scale_and_columns(client, site):
     assert "relative to this tournament: the mean of its bots is 1500" in page
     assert "Calls made: share of its calls (one per deal) the bot made" in page
     ladder = _text(client.get("/leaderboard?tournament=all").get_data(as_text=True))
-    assert "relative to every game of every tournament" in ladder
+    assert "relative to every game played (tournaments and ladders)" in ladder
 
 
 def test_the_api_carries_the_model_and_follows_the_tournament(client, site, db):
