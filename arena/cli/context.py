@@ -48,7 +48,6 @@ def open_database(settings: Settings) -> Database:
                 f"the database at {where} is not up to date: run `arena db upgrade`"
             )
         upgrade(db.url)
-    ensure_ladder(db)  # the first start opens the default ladder (one indexed read after)
     return db
 
 
@@ -65,6 +64,14 @@ def settings() -> Settings:
 def runtime_and_db() -> tuple[Runtime, Database]:
     configured = settings()
     return Runtime(configured), open_database(configured)
+
+
+def with_ladder(db: Database) -> Database:
+    """``db`` with the default ladder opened: the commands that show or play ladders (and
+    ``arena db upgrade``) open it on first use, so a fresh machine's first tournament is
+    still tournament 1."""
+    ensure_ladder(db)
+    return db
 
 
 @contextlib.contextmanager

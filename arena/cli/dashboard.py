@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli.context import open_database, user_errors
+from arena.cli.context import open_database, user_errors, with_ladder
 from arena.config import Settings
 
 
@@ -31,7 +31,8 @@ def dashboard(host: str, port: int, workers: int, trusted_proxy: str | None) -> 
     clients hold no thread; a request that comes in too slowly is answered 408 and closed
     (the deadlines: README, Dashboard)."""
     with user_errors():
-        open_database(Settings.from_env()).dispose()  # migrates the SQLite default, or explains
+        # migrates the SQLite default (or explains) and opens the front page's ladder
+        with_ladder(open_database(Settings.from_env())).dispose()
     from dashboard.serve import serve  # the web stack loads only for this command
 
     click.echo(f"dashboard on http://{host}:{port}/ (Ctrl-C stops it)")

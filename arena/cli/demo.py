@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors, with_ladder
 from arena.cli.render import literal
 from arena.cli.setup import prepare_host
 from arena.cli.tournaments import print_standings, run_with_progress
@@ -66,6 +66,7 @@ def demo(rules: str, deals: int | None, workers: int | None, seed: int) -> None:
         "See the standings, head-to-head and replays in the dashboard: run [bold]arena dashboard"
         f"[/] and open http://127.0.0.1:8000/tournaments/{tournament.id}"
     )
+    with_ladder(db)
     console.print(
         "The sample bots are on the standing ladder too: [bold]arena ladder run[/] plays it "
         "here until Ctrl-C (or until it settles, with --until-settled); "

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors
+from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors, with_ladder
 from arena.cli.render import literal
 from arena.ladders.entrants import DEFAULT_LADDER, change_ladder, open_ladder
 from arena.ladders.run import run_ladder
@@ -34,7 +34,7 @@ def ladder() -> None:
 def show(name: str) -> None:
     """The ranking, the versions being placed, and whether the ladder plays or rests."""
     with user_errors():
-        _, db = runtime_and_db()
+        db = with_ladder(runtime_and_db()[1])
         print_ladder(db, name)
 
 
@@ -49,6 +49,7 @@ def run(name: str, workers: int | None, until_settled: bool, matches: int | None
     played again by the next run or a worker)."""
     with user_errors():
         runtime, db = runtime_and_db()
+        with_ladder(db)
         with db.session(read_only=True) as s:
             ladder_id = get_ladder(s, name).id
         console = Console(stderr=True)
@@ -87,7 +88,7 @@ def run(name: str, workers: int | None, until_settled: bool, matches: int | None
 def open_command(rules: str, **options: Any) -> None:
     """Open another ladder (one per rules preset) with its clock and match length."""
     with user_errors():
-        _, db = runtime_and_db()
+        db = with_ladder(runtime_and_db()[1])
         spec = TournamentSpec.from_options(rules=rules, **options)
         open_ladder(db, spec)
         click.echo(f"ladder {spec.rules.name} opened: bots that play its rules enter it")
@@ -123,7 +124,7 @@ def set_command(name: str, **settings: Any) -> None:
 
 def _set(name: str, **changes: Any) -> None:
     with user_errors():
-        _, db = runtime_and_db()
+        db = with_ladder(runtime_and_db()[1])
         change_ladder(db, name, **changes)
         said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changes.items())
         click.echo(f"ladder {name}: {said}")

@@ -36,6 +36,7 @@ from arena.store import (
     unsandboxed_count,
 )
 from arena.store.models import utcnow
+from arena.store.tournaments import plain_tournament
 from arena.text import plural, printable
 from arena.tournaments.create import new_tournament
 from arena.tournaments.executor import run_tournament
@@ -142,7 +143,7 @@ def run(tournament_id: int, workers: int | None, backend: str, detach: bool) -> 
     with user_errors():
         runtime, db = runtime_and_db()
         with db.session(read_only=True) as s:
-            get_tournament(s, tournament_id)
+            plain_tournament(s, tournament_id)
         if backend == "embedded":
             run_with_progress(db, runtime, tournament_id, workers)
         elif not follow_celery(db, runtime, tournament_id, detach):

@@ -115,6 +115,18 @@ def get_tournament(s: Session, tournament_id: int) -> Tournament:
     return tournament
 
 
+def plain_tournament(s: Session, tournament_id: int) -> Tournament:
+    """The tournament, refused if its row holds a ladder's matches (a ladder is played by
+    its feed, never run or extended as a tournament)."""
+    tournament = get_tournament(s, tournament_id)
+    if tournament.kind == "ladder":
+        raise StoreError(
+            f"tournament {tournament_id} holds the matches of a standing ladder: play it "
+            "with `arena ladder run`, see it with `arena ladder show`"
+        )
+    return tournament
+
+
 def lock_tournament(s: Session, tournament_id: int) -> None:
     """Hold the tournament's row until the transaction ends, so that writers of data
     derived from its results (rating snapshots) take turns. Postgres: FOR NO KEY UPDATE,

@@ -23,6 +23,7 @@ from multiprocessing.synchronize import Event
 from arena.runtime import Runtime
 from arena.sandbox import die_with, resolve_mode, sweep_leftovers
 from arena.store import Database, claimable_matches, progress, set_tournament_status
+from arena.store.tournaments import plain_tournament
 from arena.tournaments.run import play_until_stopped, run_match
 from arena.tournaments.standings import finish_tournament
 from arena.tournaments.stopping import request_stop
@@ -53,6 +54,7 @@ def run_tournament(
     resolve_mode(runtime.policy)  # no usable sandbox: refuse before claiming any match
     sweep_leftovers(runtime.policy)  # bots of a killed earlier run
     with db.session() as s:
+        plain_tournament(s, tournament_id)
         set_tournament_status(s, tournament_id, "running")
     workers = max(1, workers or os.cpu_count() or 1)
     summary = RunSummary()

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from arena.ratings import ELO_CENTER, NO_DATA_HALF_WIDTH, fit
 from arena.referee import secret_seed
 from arena.store import Database, Match, StoreError, add_matches, game_rows, get_tournament
-from arena.store.tournaments import lock_tournament
+from arena.store.tournaments import lock_tournament, plain_tournament
 from arena.tournaments.adaptive import SEATS, Ranked, extra_tables
 from arena.tournaments.create import entrant_owners
 from arena.tournaments.schedule import seat_numbers
@@ -31,6 +31,7 @@ def extend_tournament(
     """Schedule ``matches`` extra matches (the ids) where the ranking is unsure; ``top``:
     separate only the first ``top`` places."""
     with db.session() as s:
+        plain_tournament(s, tournament_id)
         lock_tournament(s, tournament_id)
         return [m.id for m in _extend(s, tournament_id, matches, top)]
 

@@ -46,3 +46,18 @@ def test_another_ladder_opens_once_and_unknown_ones_are_named(arena: Arena) -> N
     missing = arena("ladder", "show", "--rules", "nope")
     assert missing.exit_code == 1
     assert "no ladder named 'nope' (ladders: pagat, bhoos)" in missing.output
+
+
+def test_a_fresh_machines_first_tournament_is_tournament_1_and_a_ladder_is_not_run_as_one(
+    arena: Arena,
+) -> None:
+    """The ladder opens on first use of a ladder command, so the guides' `arena tournament
+    run 1` still names the user's first tournament; the ladder's own row is refused."""
+    created = arena("tournament", "create", "--bots", "house:master", "--deals", "1")
+    assert created.exit_code == 0 and "tournament 1" in created.output, created.output
+    assert "arena audit 2" in arena("ladder", "show").output  # the ladder's row came second
+    for command in (("tournament", "run", "2"), ("tournament", "extend", "2", "--matches", "1")):
+        refused = arena(*command)
+        assert refused.exit_code == 1
+        assert "holds the matches of a standing ladder" in refused.output
+        assert "arena ladder run" in refused.output
