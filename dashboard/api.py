@@ -14,7 +14,7 @@ from arena.ladders.entrants import set_paused
 from arena.players.player import public_reason
 from arena.readmodels.bots import bot_list, bot_page
 from arena.readmodels.decision import export_decision
-from arena.readmodels.ladder import ladder_names, ladder_view
+from arena.readmodels.ladder import ladder_names, ladder_notice, ladder_view
 from arena.readmodels.leaderboard import leaderboard as board_of
 from arena.readmodels.matches import match_detail, match_list
 from arena.readmodels.tournaments import (
@@ -157,7 +157,9 @@ def submit_bot_version(name: str):
     version_id = submit(user.id, upload, filename=filename, name=name)
     status = submission_status(database(), version_id)
     where = url_for("api.version_status", version_id=version_id, _external=True)
-    body = {"id": version_id, "status": status.status, "status_url": where}
+    with database().session(read_only=True) as s:  # the request's session predates the upload
+        ladder = ladder_notice(s, version_id)
+    body = {"id": version_id, "status": status.status, "status_url": where, "ladder": ladder}
     return jsonify(body), 201, {"Location": where}
 
 

@@ -149,6 +149,25 @@ def submit(path: Path, server: str, wait: bool, timeout: float) -> None:
         _show_log(client, status)
         raise click.ClickException(printable(f"{ref} rejected: {status['reason']}"))
     click.echo(printable(f"{ref} (id {status['id']}) is valid"))
+    if ladder := reply.get("ladder"):
+        click.echo(printable(ladder_line(ladder)))
+
+
+def ladder_line(ladder: dict) -> str:
+    """What an upload's reply says of the ladder the version enters (servers before the
+    ladder send none)."""
+    wait = ladder.get("wait_s")
+    when = {
+        "paused": "once an organiser resumes the ladder",
+        "settled": "at once (the ladder rests until a new version arrives)",
+    }.get(
+        ladder.get("state", ""),
+        f"in about {wait / 60:.0f} min" if wait else "as soon as a worker is free",
+    )
+    return (
+        f"it enters the {ladder['name']} ladder: {ladder['placement_matches']} placement "
+        f"matches, the first {when}; see where it stands with the dashboard's ladder page"
+    )
 
 
 def _upload(client: Client, name: str, archive: bytes, path: Path) -> dict:

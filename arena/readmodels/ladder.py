@@ -145,6 +145,20 @@ def ladder_entered(s: Session, manifest: Mapping[str, Any]) -> LadderView | None
     return None
 
 
+def ladder_notice(s: Session, version_id: int) -> dict[str, Any] | None:
+    """What an upload's reply says of the ladder the version enters once valid (None:
+    no ladder plays its protocol): its name, placement matches, state and the wait."""
+    view = ladder_entered(s, s.get_one(BotVersion, version_id).manifest)
+    if view is None:
+        return None
+    return {
+        "name": view.name,
+        "placement_matches": view.placement_matches,
+        "state": view.state,
+        "wait_s": view.wait_s(),
+    }
+
+
 def ladder_page(s: Session, name: str) -> LadderPage:
     view = ladder_view(s, name)
     fitted = {st.bot_version_id: st for st in ladder_standings(s, get_ladder(s, name))}

@@ -45,7 +45,9 @@ def test_a_sample_bot_is_submitted_and_judged_valid(db, server, home, alice):
     lines = result.stdout.splitlines()
     assert lines[0].startswith("random@1.0.0 uploaded (id ") and lines[0].endswith("): pending")
     version_id = int(lines[0].split("(id ")[1].split(")")[0])
-    assert lines[-1] == f"random@1.0.0 (id {version_id}) is valid"
+    assert lines[-2] == f"random@1.0.0 (id {version_id}) is valid"
+    # the dashboard opened the pagat ladder: the reply says the bot enters it
+    assert lines[-1].startswith("it enters the pagat ladder: 8 placement matches, the first ")
     with db.session(read_only=True) as s:
         row = s.get(BotVersion, version_id)
         assert (row.status, row.bot.owner_id) == ("valid", alice.id)
