@@ -21,7 +21,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import DBAPIError
 
 from arena.config import Settings
-from arena.ladders.feed import feed, feed_all
+from arena.ladders.feed import feed_all
 from arena.registry import validate_stored
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy, sweep_leftovers
@@ -31,12 +31,7 @@ from arena.store.ladders import ladder_of_tournament
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
-from arena.tournaments.dispatch import (
-    finish_if_over,
-    matches_to_send,
-    recover,
-    recover_tournament,
-)
+from arena.tournaments.dispatch import finish_if_over, matches_to_send, recover
 from arena.tournaments.executor import worker_name
 from arena.tournaments.run import OUTAGE_WAIT_S, play_until_stopped
 from workers.app import app, queue_idle
@@ -144,12 +139,11 @@ def _run_match(task: Task, match_id: int) -> str:
         tournament_id, running = match.tournament_id, match.status == "running"
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
         raise task.retry(countdown=runtime.settings.lease_s)
-    if ladder_id := ladder_of(db, tournament_id):  # keep the ladder's queue topped up
-        feed(db, runtime, ladder_id)
-        # and send its lost matches again here: a playing ladder keeps every worker busy,
-        # and the beat's recovery ticks expire unread while none is free to take them
-        lease_s = runtime.settings.lease_s
-        recover_tournament(db, tournament_id, lease_s, idle_queues(), send_match)
+    if ladder_of(db, tournament_id) is not None:
+        # A playing ladder keeps every worker busy, and the beat's ticks expire unread while
+        # none is free to take one: after each ladder match its worker does the tick's work
+        # (this ladder topped up at once, every tournament's lost matches sent again).
+        log.info("after ladder match %s: %s", match_id, recovery(db, runtime))
         return status
     finish_if_over(db, tournament_id)
     send_new_matches(db, tournament_id)
@@ -194,25 +188,30 @@ def idle_queues() -> Callable[[str], bool]:
 
 @app.task(name="arena.recover")
 def recover_task() -> str:
-    """The beat's periodic job: top the ladders' queues up (``arena.ladders.feed``), send
-    the new matches and again those whose job or worker was lost, finish the tournaments
-    that are over (``arena.tournaments.dispatch.recover``), restart lost validations
-    (``arena.submissions.sweep``). Safe on many hosts at once; while the
-    database is down it does nothing (the next tick tries again)."""
-    from arena.submissions.sweep import requeue_stale
-
+    """The beat's periodic job (``recovery``); while the database is down it does nothing
+    (the next tick tries again)."""
     db, runtime = context()
-    settings = runtime.settings
     try:
-        fed = feed_all(db, runtime)
-        sent = recover(db, settings.lease_s, idle_queues(), send_match)
-        timeout = timedelta(seconds=settings.pending_timeout_s)
-        restarted = requeue_stale(db, _validations(db, runtime), timeout)
+        return recovery(db, runtime)
     except DBAPIError as exc:
         if not database_down(exc):
             raise
         log.warning("database unreachable (%s): recovery waits for the next tick", outage_text(exc))
         return "database unreachable"
+
+
+def recovery(db: Database, runtime: Runtime) -> str:
+    """Top the ladders' queues up (``arena.ladders.feed``), send the new matches and again
+    those whose job or worker was lost, finish the tournaments that are over
+    (``arena.tournaments.dispatch.recover``), restart lost validations
+    (``arena.submissions.sweep``). Safe on many hosts at once. What it did, in a line."""
+    from arena.submissions.sweep import requeue_stale
+
+    settings = runtime.settings
+    fed = feed_all(db, runtime)
+    sent = recover(db, settings.lease_s, idle_queues(), send_match)
+    timeout = timedelta(seconds=settings.pending_timeout_s)
+    restarted = requeue_stale(db, _validations(db, runtime), timeout)
     # "N matches sent again" leads: the recovery test reads it in the workers' logs
     return (
         f"{sum(sent.values())} matches sent again (or first: new ladder matches), "
