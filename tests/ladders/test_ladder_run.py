@@ -28,8 +28,16 @@ NEVER_UNSURE = 1e6  # a settle width (Elo) every interval is within: settled onc
 
 
 def open_pagat(db: Database, deals: int, games: int, **settings: object) -> int:
-    """Open the pagat ladder with short matches before anything opens the default one; its
+    """Open the pagat ladder with short matches, in place of a default one that never played
+    (``tests/cluster.py`` opens one paused) and before anything else could open it; its
     tournament's id."""
+    with db.session() as s:
+        for default in s.scalars(select(Ladder).where(Ladder.name == "pagat")):
+            tournament = default.tournament
+            assert not s.scalar(select(Match.id).where(Match.tournament_id == tournament.id))
+            s.delete(default)
+            s.flush()
+            s.delete(tournament)
     spec = TournamentSpec.from_options(rules="pagat", deals=deals, games_per_match=games)
     ladder_id = open_ladder(db, spec, **settings)
     with db.session(read_only=True) as s:
