@@ -38,10 +38,21 @@ from arena.store.tournaments import lock_tournament
 from tests.cluster import Redis, Workers, cluster_env
 from tests.ladders.test_ladder_run import NEVER_UNSURE, open_pagat, statuses
 from tests.services.conftest import BAD_BOTS, sample_copy, valid_bot
-from tests.services.test_executor import arena_command, assert_counted_once
+from tests.services.test_executor import (
+    HOUSE,
+    arena_command,
+    assert_counted_once,
+    tournament_status,
+)
 from tests.submissions.live import live_dashboard, submit_cli
 from tests.submissions.test_celery import token_for, unpacked
-from tests.workers.test_celery import kill_a_playing_worker, wait_ready
+from tests.workers.test_celery import (
+    create,
+    finished,
+    follow_cli,
+    kill_a_playing_worker,
+    wait_ready,
+)
 from tests.workers.test_celery_recovery import ONE_HOUR, start_beat, stop, worker_logs
 
 KILL_LEASE_S = 6  # the kill test's lease: the replay waits for it to run out
@@ -189,6 +200,26 @@ def test_a_bot_uploaded_on_the_web_is_ranked_replaced_and_retired_with_no_organi
     assert "Traceback" not in (tmp_path / "dashboard.log").read_text(errors="replace")
 
 
+def slowpoke(db: Database, runtime: Runtime, tmp_path: Path) -> int:
+    """A valid bot that thinks 50 ms a move: a two-deal game lasts about 2 s."""
+    slow = sample_copy(tmp_path / "src" / "slowpoke", "slowpoke", BAD_BOTS / "slow_random")
+    source = (slow / "bot.py").read_text()
+    assert "THINK_S = 0.01" in source
+    (slow / "bot.py").write_text(source.replace("THINK_S = 0.01", "THINK_S = 0.05"))
+    return valid_bot(db, runtime, slow).id
+
+
+def started_by_the_beat(db: Database, tid: int, workers: Workers, beat) -> None:
+    """Wait for the workers to be playing the ladder the beat fed, then stop the beat."""
+    wait_ready(workers, len(workers.procs))
+
+    def playing() -> bool:
+        return any(m.status == "running" for m in ladder_matches(db, tid))
+
+    until(playing, 120, "the ladder playing", workers)
+    stop(beat)
+
+
 def test_a_worker_killed_mid_ladder_match_costs_a_replay_and_no_result(
     cluster_db: Database, runtime: Runtime, redis: Redis, workers: Workers, tmp_path: Path
 ) -> None:
@@ -202,21 +233,11 @@ def test_a_worker_killed_mid_ladder_match_costs_a_replay_and_no_result(
     env = {"ARENA_LEASE_SECONDS": str(KILL_LEASE_S), "ARENA_VISIBILITY_TIMEOUT": ONE_HOUR}
     workers.env = env
     tid = open_pagat(cluster_db, deals=2, games=1, placement_matches=2, depth=4)
-    slow = sample_copy(tmp_path / "src" / "slowpoke", "slowpoke", BAD_BOTS / "slow_random")
-    source = (slow / "bot.py").read_text()
-    assert "THINK_S = 0.01" in source
-    (slow / "bot.py").write_text(source.replace("THINK_S = 0.01", "THINK_S = 0.05"))  # ~2 s
-    valid_bot(cluster_db, runtime, slow)
+    slow = slowpoke(cluster_db, runtime, tmp_path)
     workers.start(), workers.start()
     beat = start_beat(cluster_db, redis, tmp_path, env)
     try:
-        wait_ready(workers, 2)
-
-        def playing() -> bool:
-            return any(m.status == "running" for m in ladder_matches(cluster_db, tid))
-
-        until(playing, 120, "the ladder playing", workers)
-        stop(beat)
+        started_by_the_beat(cluster_db, tid, workers, beat)
         killed = kill_a_playing_worker(cluster_db, tid, workers)
         started = time.monotonic()
 
@@ -239,8 +260,7 @@ def test_a_worker_killed_mid_ladder_match_costs_a_replay_and_no_result(
     assert max(m.attempts for m in after) == 2  # one replay, of the killed match alone
     assert sum(m.attempts == 2 for m in after) == 1, [(m.id, m.attempts) for m in after]
     assert_counted_once(cluster_db, tid, games=1)  # 4 result rows and 1 replay per match
-    slowpoke = version_id(cluster_db, "slowpoke", "1.0")
-    assert slowpoke in ranked(cluster_db)
+    assert slow in ranked(cluster_db)
     no_tournament(cluster_db)
 
 
@@ -286,3 +306,38 @@ def test_a_settled_ladder_rests_and_pause_and_resume_stop_and_start_it(
     assert {first, second} <= {e.bot_version_id for e in settled.ranked}
     assert_counted_once(cluster_db, tid, games=1)
     no_tournament(cluster_db)
+
+
+def test_a_tournament_match_lost_while_the_ladder_plays_is_played_again(
+    cluster_db: Database, runtime: Runtime, redis: Redis, workers: Workers, tmp_path: Path
+) -> None:
+    """The everyday case: an organiser's tournament on the cluster while the ladder keeps
+    every worker busy. Its worker is killed mid-match and there is no beat (its ticks would
+    expire unread): the workers send the lost match again after their ladder matches, and
+    the tournament ends with each match of both recorded once."""
+    env = {"ARENA_LEASE_SECONDS": str(KILL_LEASE_S), "ARENA_VISIBILITY_TIMEOUT": ONE_HOUR}
+    workers.env = env
+    ladder = open_pagat(cluster_db, deals=2, games=1, placement_matches=2, depth=4)
+    slowpoke(cluster_db, runtime, tmp_path)  # in the ladder, and in the tournament
+    final = create(cluster_db, runtime, ["slowpoke", *HOUSE], games=1, deals=2)
+    workers.start(), workers.start()
+    beat = start_beat(cluster_db, redis, tmp_path, env)
+    try:
+        started_by_the_beat(cluster_db, ladder, workers, beat)
+        finished(follow_cli(cluster_db, redis, tmp_path, final, "--detach"), workers)
+        killed = kill_a_playing_worker(cluster_db, final, workers)
+
+        def over() -> bool:
+            return tournament_status(cluster_db, final) == "done"
+
+        until(over, 120, "the tournament finished beside the ladder", workers)
+        with cluster_db.session() as s:
+            s.scalars(select(Ladder)).one().paused = True
+        until(lambda: idle(cluster_db, ladder), 120, "the ladder's matches played", workers)
+    finally:
+        stop(beat)
+    (match,) = ladder_matches(cluster_db, final)
+    assert (match.id, match.status, match.attempts) == (*killed, "done", 2)
+    assert_counted_once(cluster_db, final, games=1)
+    assert {(m.status, m.attempts) for m in ladder_matches(cluster_db, ladder)} == {("done", 1)}
+    assert_counted_once(cluster_db, ladder, games=1)
