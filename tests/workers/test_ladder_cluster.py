@@ -8,7 +8,8 @@ Nobody organises anything: no tournament is created and no ``arena tournament`` 
   new version replaces the old one, and a retired bot gets no new match.
 - A worker SIGKILLed mid-match costs a replay and nothing else: once its lease has run
   out the match is sent again (by the other workers: a busy ladder starves the beat's
-  ticks), and every match is recorded once.
+  ticks), and every match is recorded once; so does one killed in a tournament's match
+  while the ladder keeps every worker busy.
 - A settled ladder rests while the beat ticks; ``arena ladder pause`` keeps a newcomer
   waiting and ``arena ladder resume`` has it placed.
 
