@@ -13,15 +13,15 @@ are met.  ``evaluate`` takes the game simulator as a parameter, so
 ``simulate_games`` can later be replaced by engine games between heuristic bots
 of increasing randomness (pass ``true_elo=None`` when only the order is known).
 
-``--engine`` replaces the synthetic points by real games, played as the platform plays
-them: eight house heuristic bots with increasing noise (a uniformly random move instead of
-its own with probability p) meet in duplicate matches (the same five-deal pagat game four
-times, the bots rotated one seat each game), 100 matches = 400 games per tournament, the
-match as the group. Their true order is the noise order; the truth for interval coverage is
-each model's own fit on a large reference sample of such matches. Both rating models are
-fitted on the same games and printed side by side. Then the number of matches until the top
-3 are separated (neighbour 95 % intervals disjoint), round robin against adaptive extra
-matches (``arena.tournaments.adaptive``), on the same seeds.
+``--engine`` replaces the synthetic points by real games, played as the platform plays them
+(``benchmarks/engine_pool.py``): eight house heuristic bots with increasing noise (a
+uniformly random move instead of its own with probability p) meet in duplicate matches (the
+same five-deal pagat game four times, the bots rotated one seat each game), 100 matches =
+400 games per tournament, the match as the group. Their true order is the noise order; the
+truth for interval coverage is each model's own fit on a large reference sample of such
+matches. Both rating models are fitted on the same games and printed side by side. Then the
+number of matches until the top 3 are separated (neighbour 95 % intervals disjoint), round
+robin against adaptive extra matches (``arena.tournaments.adaptive``), on the same seeds.
 
 Usage: ``python benchmarks/rating_fidelity.py [--quick] [--engine]``.
 """
@@ -42,11 +42,9 @@ from dataclasses import dataclass  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from arena.game import PAGAT, Game  # noqa: E402
-from arena.house import HeuristicBot  # noqa: E402
 from arena.ratings import fit  # noqa: E402
-from arena.tournaments.adaptive import Ranked, extra_tables, separated_top  # noqa: E402
-from arena.tournaments.schedule import schedule  # noqa: E402
+from arena.tournaments.adaptive import extra_tables, separated_top  # noqa: E402
+from benchmarks.engine_pool import NOISES, ROTATIONS, play_matches, ranked, round_robin  # noqa: E402
 from tests.ratings.synthetic import (  # noqa: E402
     covered,
     fitted_elo,
@@ -131,41 +129,8 @@ def games_needed(gap: float, sizes: Sequence[int], seeds: range) -> None:
         print(f"  {n_games:6,} games: mean tau {result.mean_tau:.3f}")
 
 
-NOISES = (0.0, 0.04, 0.08, 0.12, 0.16, 0.2, 0.25, 0.3)
-MATCHES, ROTATIONS, TOP = 100, 4, 3
+MATCHES, TOP = 100, 3
 MODELS = ("margin", "bradley-terry")
-
-
-def play_match(table: Sequence[int], seed: int) -> list[dict[int, float]]:
-    """One duplicate match as the referee plays it: the same seeded five-deal pagat game
-    four times, entrant e in seat (e + g) % 4 in game g; fresh bots every game."""
-    games = []
-    for g in range(ROTATIONS):
-        seat_of = [(e + g) % 4 for e in range(4)]
-        bots = [HeuristicBot()] * 4
-        for e, b in enumerate(table):
-            bots[seat_of[e]] = HeuristicBot(seed=seed + 4 * g + e, noise=NOISES[b])
-        game = Game(PAGAT, seed)
-        while not game.over:
-            seat = game.deal.to_act
-            obs = game.observation(seat)
-            if obs.phase == "calling":
-                game.call(seat, bots[seat].call(obs))
-            else:
-                game.play(seat, bots[seat].play(obs))
-        games.append({int(b): game.scores[seat_of[e]] / 10 for e, b in enumerate(table)})
-    return games
-
-
-def play_matches(
-    rng: np.random.Generator, tables: Sequence[Sequence[int]], first: int = 0
-) -> Games:
-    """Games and their match (the group) of duplicate matches on ``tables``."""
-    games, groups = [], []
-    for i, table in enumerate(tables):
-        games += play_match(table, int(rng.integers(2**31)))
-        groups += [first + i] * ROTATIONS
-    return games, groups
 
 
 def engine_matches(rng: np.random.Generator, n_matches: int) -> Games:
@@ -209,10 +174,6 @@ def engine_fidelity(quick: bool, seeds: int | None, reference: int | None) -> No
         print(f"{m:<14} {tau:9.3f} {100 * cov:8.1f}%  {'targets met' if ok else 'TARGET MISSED'}")
 
 
-def _ranked(ratings: dict) -> list[Ranked]:
-    return [Ranked(str(b), r.elo, r.ci_low, r.ci_high, r.games) for b, r in ratings.items()]
-
-
 def matches_to_separate(seed: int, adaptive: bool, base: int, batch: int, cap: int) -> tuple:
     """Matches until the top TOP bots' neighbour intervals are disjoint (margin model),
     checked every ``batch`` matches; and whether that top is the true one in order.
@@ -225,10 +186,7 @@ def matches_to_separate(seed: int, adaptive: bool, base: int, batch: int, cap: i
     rng = np.random.default_rng(20_000 + seed)
     names = [str(b) for b in range(len(NOISES))]
 
-    def round_robin(cycle: int) -> list[list[int]]:
-        return [[int(x) for x in t.seats] for t in schedule(names, 1_000 * seed + cycle)]
-
-    rr = [t for cycle in range(cap // 70 + 2) for t in round_robin(cycle)]
+    rr = list(itertools.islice(round_robin(len(NOISES), seed), cap + base + batch))
     played: list[list[int]] = []
     games: list[dict[int, float]] = []
     groups: list[int] = []
@@ -238,7 +196,7 @@ def matches_to_separate(seed: int, adaptive: bool, base: int, batch: int, cap: i
             for t in played:
                 for i, b in enumerate(t):
                     seats[str(b)][i] += 1
-            standings = _ranked(fit(games, groups))
+            standings = ranked(fit(games, groups))
             new = [
                 [int(x) for x in t] for t in extra_tables(standings, batch, seats, ROTATIONS, TOP)
             ]
@@ -249,7 +207,7 @@ def matches_to_separate(seed: int, adaptive: bool, base: int, batch: int, cap: i
         played += new
         games += more
         groups += more_groups
-        ranking = sorted(_ranked(fit(games, groups)), key=lambda r: -r.elo)
+        ranking = sorted(ranked(fit(games, groups)), key=lambda r: -r.elo)
         if separated_top(ranking, TOP):
             right = [r.name for r in ranking[:TOP]] == names[:TOP]
             return len(played), right
