@@ -1,8 +1,7 @@
 """Real services for the Celery backend, as fixtures (a plugin of ``tests/conftest.py``):
 ``redis``, a ``redis-server`` of the test's own on a free port; ``cluster_db``, a private
-Postgres schema (its default ladder paused); ``workers``, ``arena worker`` processes (each
-with its own data dir, so they share no disk). Missing Redis, Postgres or bwrap: skipped
-locally, failed under CI=true.
+Postgres schema; ``workers``, ``arena worker`` processes (each with its own data dir, so they
+share no disk). Missing Redis, Postgres or bwrap: skipped locally, failed under CI=true.
 """
 
 from __future__ import annotations
@@ -18,9 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladders.entrants import ensure_ladder
 from arena.store import Database, upgrade
-from arena.store.models import Ladder
 from tests.support import POLICY, arena_command, free_port, need, need_sandbox, pg_schema
 
 LEASE_S = "3"
@@ -66,25 +63,13 @@ def redis(tmp_path: Path) -> Iterator[Redis]:
 
 @pytest.fixture
 def cluster_db() -> Iterator[Database]:
-    """A migrated private schema on the test Postgres (the cluster's database), its default
-    ladder opened paused (``paused_ladder``)."""
+    """A migrated private schema on the test Postgres (the cluster's database)."""
     need_sandbox(POLICY)
     with pg_schema("arena_workers") as url:
         upgrade(url)
         db = Database(url)
-        paused_ladder(db)
         yield db
         db.dispose()
-
-
-def paused_ladder(db: Database) -> None:
-    """Open the default (pagat) ladder, as ``arena db upgrade`` does, and pause it: an
-    ``arena worker`` would open it playing, and a playing ladder seats every valid bot a test
-    registers in matches of its own, beside the tournament under test. The ladder's own
-    tests open theirs (``tests/workers/test_ladder_cluster.py``)."""
-    ladder_id = ensure_ladder(db)
-    with db.session() as s:
-        s.get_one(Ladder, ladder_id).paused = True
 
 
 def cluster_env(db: Database, redis: Redis, data_dir: Path) -> dict[str, str]:

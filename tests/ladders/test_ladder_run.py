@@ -11,6 +11,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 
 from arena.ladders.entrants import open_ladder
@@ -18,6 +19,7 @@ from arena.readmodels.ladder import ladder_view
 from arena.runtime import Runtime
 from arena.store import Database, Match, list_tournaments
 from arena.store.models import Ladder
+from arena.tournaments.cache import CACHE
 from arena.tournaments.spec import TournamentSpec
 from tests.services.conftest import sample_copy, valid_bot
 from tests.services.test_executor import assert_counted_once
@@ -27,17 +29,16 @@ from tests.support import arena_command
 NEVER_UNSURE = 1e6  # a settle width (Elo) every interval is within: settled once placed
 
 
+@pytest.fixture(autouse=True)
+def fresh_fits() -> None:
+    """Forget the fits other tests cached: the cache is per process and keyed by tournament
+    id and results version, which another test's database may share."""
+    CACHE.clear()
+
+
 def open_pagat(db: Database, deals: int, games: int, **settings: object) -> int:
-    """Open the pagat ladder with short matches, in place of a default one that never played
-    (``tests/cluster.py`` opens one paused) and before anything else could open it; its
-    tournament's id."""
-    with db.session() as s:
-        for default in s.scalars(select(Ladder).where(Ladder.name == "pagat")):
-            tournament = default.tournament
-            assert not s.scalar(select(Match.id).where(Match.tournament_id == tournament.id))
-            s.delete(default)
-            s.flush()
-            s.delete(tournament)
+    """Open the pagat ladder with short matches before anything else could open the default
+    one; its tournament's id."""
     spec = TournamentSpec.from_options(rules="pagat", deals=deals, games_per_match=games)
     ladder_id = open_ladder(db, spec, **settings)
     with db.session(read_only=True) as s:

@@ -13,11 +13,11 @@ Nobody organises anything: no tournament is created and no ``arena tournament`` 
 - A settled ladder rests while the beat ticks; ``arena ladder pause`` keeps a newcomer
   waiting and ``arena ladder resume`` has it placed.
 
-Each test opens the pagat ladder itself, in place of the paused default one of the
-``cluster_db`` fixture and before any process starts (as ``arena ladder open --rules pagat
---deals D --games-per-match G`` would on a fresh database), with one- or two-deal games,
-and sets its placement quota, depth and settle width on the row: the same ladder with
-shorter matches, so the file runs in minutes.
+Each test opens the pagat ladder itself before any process starts (as ``arena ladder open
+--rules pagat --deals D --games-per-match G`` would on a fresh database; ``arena db
+upgrade`` or the dashboard would open the default one), with one- or two-deal games, and
+sets its placement quota, depth and settle width on the row: the same ladder with shorter
+matches, so the file runs in minutes.
 """
 
 from __future__ import annotations
@@ -37,7 +37,12 @@ from arena.store import BotVersion, Database, Match, Tournament, list_tournament
 from arena.store.models import Bot, Ladder
 from arena.store.tournaments import lock_tournament
 from tests.cluster import Redis, Workers, cluster_env
-from tests.ladders.test_ladder_run import NEVER_UNSURE, open_pagat, statuses
+from tests.ladders.test_ladder_run import (  # noqa: F401 (fresh_fits: an autouse fixture)
+    NEVER_UNSURE,
+    fresh_fits,
+    open_pagat,
+    statuses,
+)
 from tests.services.conftest import BAD_BOTS, sample_copy, valid_bot
 from tests.services.test_executor import (
     HOUSE,
