@@ -147,7 +147,7 @@ def _placement(
 
 def _spread(name: str, ranking: Sequence[Ranked], nth: int, owners: Owners) -> list[str] | None:
     """Three opponents for ``name``'s ``nth`` placement match: one near a point of each
-    third of the ranking (placed bots preferred to other newcomers), all of different
+    third of the ranking (a newcomer not yet rated stands at 1500, mid-table), all of different
     owners; None if no three can sit with it."""
     others = [r.name for r in ranking if r.name != name]
     if len(others) < SEATS - 1:
