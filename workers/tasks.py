@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from typing import TypeVar
@@ -21,7 +22,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import DBAPIError
 
 from arena.config import Settings
-from arena.ladders.feed import feed_all
+from arena.ladders.feed import feed, feed_all
 from arena.registry import validate_stored
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy, sweep_leftovers
@@ -31,7 +32,7 @@ from arena.store.ladders import ladder_of_tournament
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
-from arena.tournaments.dispatch import finish_if_over, matches_to_send, recover
+from arena.tournaments.dispatch import finish_if_over, matches_to_send, recover, recovery_every_s
 from arena.tournaments.executor import worker_name
 from arena.tournaments.run import OUTAGE_WAIT_S, play_until_stopped
 from workers.app import app, queue_idle
@@ -139,15 +140,30 @@ def _run_match(task: Task, match_id: int) -> str:
         tournament_id, running = match.tournament_id, match.status == "running"
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
         raise task.retry(countdown=runtime.settings.lease_s)
-    if ladder_of(db, tournament_id) is not None:
+    if (ladder_id := ladder_of(db, tournament_id)) is not None:
         # A playing ladder keeps every worker busy, and the beat's ticks expire unread while
-        # none is free to take one: after each ladder match its worker does the tick's work
-        # (this ladder topped up at once, every tournament's lost matches sent again).
-        log.info("after ladder match %s: %s", match_id, recovery(db, runtime))
+        # none is free to take one: after a ladder match its worker tops the ladder up at
+        # once, and does the tick's whole work (every tournament's lost matches sent again)
+        # when this process has not done it for a tick's length.
+        feed(db, runtime, ladder_id)
+        send_new_matches(db, tournament_id)
+        if _tick_due(runtime.settings.lease_s):
+            log.info("after ladder match %s: %s", match_id, recovery(db, runtime))
         return status
     finish_if_over(db, tournament_id)
     send_new_matches(db, tournament_id)
     return status
+
+
+_last_tick = [0.0]  # when this process last ran the recovery after a ladder match
+
+
+def _tick_due(lease_s: float) -> bool:
+    now = time.monotonic()
+    if now - _last_tick[0] < recovery_every_s(lease_s):
+        return False
+    _last_tick[0] = now
+    return True
 
 
 def ladder_of(db: Database, tournament_id: int) -> int | None:

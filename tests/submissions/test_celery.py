@@ -38,7 +38,8 @@ def test_uploads_are_validated_by_a_celery_worker(cluster_db, redis, workers, tm
         valid = submit_cli(good, url, home, token=token)
         rejected = submit_cli(BAD_BOTS / "crash_at_start", url, home, token=token)
     assert valid.returncode == 0, (valid.stdout, valid.stderr, workers.logs())
-    assert valid.stdout.splitlines()[-1].endswith("is valid")
+    *_, verdict, ladder = valid.stdout.splitlines()
+    assert verdict.endswith("is valid") and ladder.startswith("it enters the pagat ladder")
     assert rejected.returncode == 1
     assert "rejected: validation match: start_failed" in rejected.stderr
     assert "crash-at-start: no model file here" in rejected.stderr
@@ -57,7 +58,8 @@ def test_a_broker_that_is_down_falls_back_to_the_dashboards_thread(cluster_db, t
     with live_dashboard(cluster_db, tmp_path, ARENA_BROKER_URL=down) as url:
         result = submit_cli(good, url, home, token=token)
     assert result.returncode == 0, (result.stdout, result.stderr)
-    assert result.stdout.splitlines()[-1].endswith("is valid")
+    *_, verdict, ladder = result.stdout.splitlines()
+    assert verdict.endswith("is valid") and ladder.startswith("it enters the pagat ladder")
     assert len(unpacked(tmp_path / "server-data")) == 1
     assert "validating version" in (tmp_path / "dashboard.log").read_text()
 
