@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session
 from arena.bots.protocols import protocol_of
 from arena.ladders.entrants import DEFAULT_LADDER, current_ids
 from arena.ladders.feed import ladder_standings, ladder_state
-from arena.ladders.matchmaking import settled, unplaced
+from arena.ladders.matchmaking import LadderState, settled, unplaced
 from arena.readmodels.leaderboard import Leaderboard, drawn
 from arena.store import BotVersion, Match, RatingSnapshot, owners_of
 from arena.store.ladders import get_ladder, ladder_of_tournament, list_ladders
@@ -38,7 +39,7 @@ class LadderEntry:
     ref: str
     owner: str
     house: bool  # an anchor
-    matches: int  # scheduled ones included
+    matches: int  # played to the end (scheduled and running ones not yet)
     rank: int | None  # None while placing
     elo: float | None
     ci_low: float | None
@@ -105,7 +106,7 @@ class LadderPlace:
 
     ladder: str
     version: str
-    matches: int  # scheduled ones included, as the matchmaker counts them
+    matches: int  # played (scheduled ones not yet: it is ranked once they are played)
     placement_matches: int
     rank: int | None
     ranked: int
@@ -200,7 +201,10 @@ def ladder_view(s: Session, name: str) -> LadderView:
     current = current_ids(s, ladder)
     versions = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(current)))}
     owners = owners_of(s, {v.bot_id for v in versions.values()})
-    placing_names = set(unplaced(state, ladder.placement_matches))
+    # played, not scheduled: a version is ranked once its placement matches are played
+    played = Counter(state.matches)
+    played.subtract(name for table in state.in_flight for name in table)
+    quota = ladder.placement_matches
     previous = _previous_elo(s, ladder)
     entries = []
     for version_id, version in versions.items():
@@ -215,7 +219,7 @@ def ladder_view(s: Session, name: str) -> LadderView:
                 version.ref,
                 owners.get(version.bot_id, ""),
                 "house" in version.manifest,
-                state.matches.get(str(version_id), 0),
+                played[str(version_id)],
                 None,
                 r.elo if r else None,
                 r.ci_low if r else None,
@@ -224,7 +228,7 @@ def ladder_view(s: Session, name: str) -> LadderView:
                 r.elo - previous[version_id] if r and version_id in previous else None,
             )
         )
-    placing = [e for e in entries if e.elo is None or str(e.bot_version_id) in placing_names]
+    placing = [e for e in entries if e.elo is None or (not e.house and e.matches < quota)]
     ranked = sorted((e for e in entries if e not in placing), key=_order)
     ranked = [replace(e, rank=i) for i, e in enumerate(ranked, 1)]
     placing.sort(key=lambda e: (-e.matches, e.ref))
@@ -233,7 +237,7 @@ def ladder_view(s: Session, name: str) -> LadderView:
         ladder.name,
         ladder.tournament_id,
         TournamentSpec.from_row(ladder.tournament).rules.name,
-        _state(ladder, state.standings, bool(placing_names)),
+        _state(ladder, state, bool(unplaced(state, quota))),
         ladder.placement_matches,
         ladder.depth,
         ladder.matches_per_hour,
@@ -262,12 +266,14 @@ def _order(e: LadderEntry) -> tuple[float, str]:
     return (-(e.elo or 0.0), e.ref)
 
 
-def _state(ladder: Ladder, standings: Any, placing: bool) -> str:
+def _state(ladder: Ladder, state: LadderState, placing: bool) -> str:
+    """Paused; playing (matches in flight or to place); else settled when the matchmaker
+    would schedule nothing."""
     if ladder.paused:
         return "paused"
-    if not placing and len(standings) >= 4 and settled(standings, ladder.settle_half_width):
-        return "settled"
-    return "playing"
+    if placing or state.in_flight or len(state.standings) < 4:
+        return "playing"
+    return "settled" if settled(state.standings, ladder.settle_half_width) else "playing"
 
 
 def _done(s: Session, ladder: Ladder) -> int:
