@@ -54,7 +54,7 @@ class VersionedCache:
 
     def get(self, s: Session, kind: str, scope: Scope, build: Callable[[], Any]) -> Any:
         # the database too: a process (a test run) may open several with the same ids
-        key = (str(s.get_bind().url), kind, scope, results_version(s, scope))
+        key = (str(s.get_bind().engine.url), kind, scope, results_version(s, scope))
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
