@@ -54,8 +54,8 @@ def test_an_old_row_with_max_strikes_in_its_clock_still_loads(db_url: URL) -> No
         )
     engine.dispose()
 
-    upgrade(db_url, "0011_max_strikes")
-    assert current_revision(db_url) == "0011_max_strikes"
+    upgrade(db_url)  # through 0011, and to the head the models describe
+    assert current_revision(db_url) != BEFORE
     assert _clocks(db_url) == {"strict": CLOCK, "by hand": CLOCK}
     db = Database(db_url)
     with db.session(read_only=True) as s:

@@ -55,5 +55,5 @@ def downgrade() -> None:
     with op.batch_alter_table("matches") as batch:
         batch.drop_column("created_at")
     with op.batch_alter_table("tournaments") as batch:
-        batch.drop_constraint("ck_tournaments_kind", type_="check")
+        batch.drop_constraint(op.f("ck_tournaments_kind"), type_="check")
         batch.drop_column("kind")
