@@ -12,7 +12,7 @@ worker's own database before running anything:
 - equal (or no stamp: a job from an earlier version, or from a sender that could not read
   its database): the job runs;
 - different: the job does not run. The worker logs an error naming both databases and what
-  to fix, and sends the job back to its queue (``REFUSED_WAIT_S`` later) for a worker on the
+  to fix, pauses (``REFUSED_WAIT_S``) and sends the job back to its queue for a worker on the
   right database. After ``MAX_REFUSALS`` refusals (some ten minutes of no right worker
   taking it) the job is dropped, logged again: its match is untouched, still claimable in
   its own database, whose recovery sends it again.
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
@@ -163,4 +164,9 @@ class DatabaseBoundTask(Task):
             MAX_REFUSALS,
         )
         resent: dict[str, Any] = {**headers, REFUSALS: refusals}
-        raise self.retry(countdown=REFUSED_WAIT_S, headers=resent)
+        # The pause here, then back to the end of the queue due at once: a countdown kept the
+        # job in this worker (Celery holds a job not yet due in the worker that took it, and
+        # raises its prefetch for it), so a worker on the wrong database hoarded the jobs and
+        # the right workers waited minutes for them.
+        time.sleep(REFUSED_WAIT_S)
+        raise self.retry(countdown=0, headers=resent)

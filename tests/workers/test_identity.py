@@ -116,6 +116,7 @@ def test_a_refused_job_goes_back_until_a_cap_then_is_dropped_unrun(monkeypatch, 
         ran.append(x)
         return "ran"
 
+    monkeypatch.setattr(identity, "REFUSED_WAIT_S", 0.0)  # the refusing worker's pause
     known = {"identity": "old"}
     monkeypatch.setattr(
         identity, "own_identity", lambda fresh=False: "new" if fresh else known["identity"]
