@@ -4,7 +4,7 @@ accuracy, cost, rest.
 The pool is ``benchmarks/engine_pool.py``'s: N house heuristic bots with known noise, so the
 true order is known, played as the referee plays a duplicate match, in this process. The
 ladder is simulated as the platform runs it: the rating fit of every game so far
-(``arena.ratings.fit``, the default model, as ``ladder_standings`` does), tables from
+(``arena.ratings.fit``, the default model, as the ladder's ``cached_standings`` does), tables from
 ``arena.ladders.matchmaking.next_tables`` with the real ``Knobs`` defaults (placement 8,
 settle ±50 Elo), ``--depth`` tables kept scheduled (in flight, counted as played, as
 ``ladder_state`` passes them), refitted after every ``--batch`` matches played, until the

@@ -10,7 +10,7 @@ from pathlib import Path
 from flask import Blueprint, abort, jsonify, request, url_for
 from werkzeug.http import parse_options_header
 
-from arena.ladders.entrants import set_paused
+from arena.ladders.entrants import change_ladder
 from arena.players.player import public_reason
 from arena.readmodels.bots import bot_list, bot_page
 from arena.readmodels.decision import export_decision
@@ -71,7 +71,7 @@ def resume_ladder(name: str):
 def _paused(name: str, paused: bool):
     if not bearer_user().admin:
         abort(403, "only organisers may do this")
-    set_paused(database(), name, paused)  # an unknown ladder is a 404
+    change_ladder(database(), name, paused=paused)  # an unknown ladder is a 404
     return jsonify({"name": name, "paused": paused})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from arena.ladders.entrants import set_paused
+from arena.ladders.entrants import change_ladder
 from arena.readmodels.ladder import front_ladder, ladder_page
 from dashboard.auth import admin_required
 from dashboard.db import database, session
@@ -41,7 +41,7 @@ def resume(name: str):
 
 
 def _paused(name: str, paused: bool):
-    set_paused(database(), name, paused)  # an unknown ladder is a 404
+    change_ladder(database(), name, paused=paused)  # an unknown ladder is a 404
     said = "paused: no new matches (those under way finish)" if paused else "resumed"
     flash(f"ladder {name} {said}", "info")
     return redirect(url_for("ladders.show", name=name), 303)

@@ -20,7 +20,7 @@ from arena.registry import house_version
 from arena.runtime import Runtime
 from arena.store import BotVersion, Database, StoreError
 from arena.store.ladders import create_ladder, enter, get_ladder, latest_versions
-from arena.store.models import Ladder, TournamentEntry
+from arena.store.models import Ladder
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS
 from arena.tournaments.spec import TournamentSpec
 
@@ -94,26 +94,10 @@ def change_ladder(db: Database, name: str, **changes: Any) -> None:
             setattr(ladder, key, value)
 
 
-def set_paused(db: Database, name: str, paused: bool) -> None:
-    """Pause the ladder ``name`` or resume it."""
-    change_ladder(db, name, paused=paused)
-
-
 def current_versions(s: Session, ladder: Ladder) -> list[BotVersion]:
     """The contestants' versions the ladder seats now (house anchors not included)."""
     rules = TournamentSpec.from_row(ladder.tournament).rules
     return [v for v in latest_versions(s) if protocol_of(v.manifest).refusal(rules) is None]
-
-
-def current_ids(s: Session, ladder: Ladder) -> set[int]:
-    """Every entrant the ladder seats now: contestants and the anchors it entered."""
-    query = (
-        select(BotVersion)
-        .join(TournamentEntry, TournamentEntry.bot_version_id == BotVersion.id)
-        .where(TournamentEntry.tournament_id == ladder.tournament_id)
-    )
-    anchors = {v.id for v in s.scalars(query) if "house" in v.manifest}
-    return anchors | {v.id for v in current_versions(s, ladder)}
 
 
 def enter_anchors(db: Database, runtime: Runtime, ladder_id: int) -> None:

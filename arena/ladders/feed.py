@@ -8,11 +8,12 @@ Writers take turns on the ladder's tournament row, so two feeders at once add on
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.ladders.entrants import ANCHORS, current_versions, enter_anchors
@@ -20,7 +21,7 @@ from arena.ladders.matchmaking import Knobs, LadderState, next_tables
 from arena.ratings import ELO_CENTER, NO_DATA_HALF_WIDTH
 from arena.referee import secret_seed
 from arena.runtime import Runtime
-from arena.store import Database, Match, add_matches, game_rows
+from arena.store import BotVersion, Database, Match, add_matches, progress
 from arena.store.ladders import IN_FLIGHT, enter, list_ladders, scheduled_since
 from arena.store.models import Ladder, utcnow
 from arena.store.tournaments import lock_tournament
@@ -28,7 +29,7 @@ from arena.tournaments.adaptive import SEATS, Ranked
 from arena.tournaments.cache import CACHE
 from arena.tournaments.create import entrant_owners
 from arena.tournaments.schedule import seat_numbers
-from arena.tournaments.standings import Standing, model_for, rank
+from arena.tournaments.standings import cached_standings
 
 WIDE = (ELO_CENTER - NO_DATA_HALF_WIDTH, ELO_CENTER + NO_DATA_HALF_WIDTH)
 
@@ -56,15 +57,15 @@ def feed(
         want = _wanted(s, ladder, depth, now)
         if want <= 0:
             return []
-        enter(s, ladder.tournament_id, current_versions(s, ladder))
-        state, tournament = ladder_state(s, ladder), ladder.tournament
+        versions = current_versions(s, ladder)
+        index = enter(s, ladder.tournament_id, versions)
+        state, tournament = ladder_state(s, ladder, versions), ladder.tournament
         knobs = Knobs(
             ladder.placement_matches, ladder.settle_half_width, tournament.games_per_match
         )
         tables = next_tables(state, want, knobs)
         if not tables:
             return []
-        index = enter(s, ladder.tournament_id, [])
         number = {str(v): i for v, i in index.items()}
         specs = [(0, seat_numbers(table, number), secret_seed()) for table in tables]
         return [m.id for m in add_matches(s, ladder.tournament_id, specs)]
@@ -82,34 +83,26 @@ def _wanted(s: Session, ladder: Ladder, depth: int | None, now: datetime) -> int
     """How many matches to schedule now: up to the depth, within the hourly cap."""
     if ladder.paused:
         return 0
-    query = select(Match.id).where(
-        Match.tournament_id == ladder.tournament_id, Match.status.in_(IN_FLIGHT)
-    )
-    want = (ladder.depth if depth is None else depth) - len(s.scalars(query).all())
+    counts = progress(s, ladder.tournament_id)
+    want = (ladder.depth if depth is None else depth) - sum(counts[k] for k in IN_FLIGHT)
     if ladder.matches_per_hour:
         recent = scheduled_since(s, ladder.tournament_id, now - timedelta(hours=1))
         want = min(want, ladder.matches_per_hour - recent)
     return want
 
 
-def ladder_standings(s: Session, ladder: Ladder) -> list[Standing]:
-    """The ladder's fit (its model, over all its games: older versions' games inform their
-    opponents' ratings too), cached per results version, every version it has rated."""
-    tournament_id = ladder.tournament_id
-    model = model_for(s, tournament_id)
-    return CACHE.get(
-        s, "standings", tournament_id, lambda: rank(s, game_rows(s, tournament_id), model)
-    )
-
-
-def ladder_state(s: Session, ladder: Ladder) -> LadderState:
-    """What the matchmaker needs, read from the ladder's rows."""
-    versions = current_versions(s, ladder)
+def ladder_state(
+    s: Session, ladder: Ladder, versions: Sequence[BotVersion] | None = None
+) -> LadderState:
+    """What the matchmaker needs, read from the ladder's rows; ``versions``: its current
+    contestants, when the caller has them (``current_versions``). The ratings are the
+    ladder's fit over all its games (older versions' games inform their opponents' too)."""
+    versions = current_versions(s, ladder) if versions is None else versions
     anchors = {
         e.bot_version_id for e in ladder.tournament.entries if "house" in e.bot_version.manifest
     }
     current = {v.id for v in versions} | anchors
-    rated = {st.bot_version_id: st.rating for st in ladder_standings(s, ladder)}
+    rated = {st.bot_version_id: st.rating for st in cached_standings(s, ladder.tournament_id)}
     standings = [
         Ranked(str(v), r.elo, r.ci_low, r.ci_high, r.games)
         if (r := rated.get(v))
@@ -143,8 +136,7 @@ class Tally:
 def match_tally(s: Session, tournament_id: int) -> Tally:
     """Every match of the ladder read once per change of its matches' status counts
     (cached like the standings: a page or a top-up on a long ladder does not rescan it)."""
-    query = select(Match.status, func.count()).where(Match.tournament_id == tournament_id)
-    counts = sorted((status, n) for status, n in s.execute(query.group_by(Match.status)))
+    counts = sorted(progress(s, tournament_id).items())
     return CACHE.get(s, f"ladder-tally {counts}", tournament_id, lambda: _tally(s, tournament_id))
 
 

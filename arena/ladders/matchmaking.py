@@ -36,6 +36,7 @@ from arena.tournaments.adaptive import (
     Seats,
     after_match,
     extra_tables,
+    half_width,
     overlaps,
     seat_table,
 )
@@ -107,12 +108,12 @@ def next_tables(state: LadderState, count: int, knobs: Knobs) -> list[Seats]:
     return tables + more
 
 
-def settled(standings: Sequence[Ranked], half_width: float) -> bool:
-    """Every neighbour pair either separated or made of two intervals within
-    ``half_width`` either side: two bots of equal strength never separate, so narrow
+def settled(standings: Sequence[Ranked], within: float) -> bool:
+    """Every neighbour pair either separated or made of two intervals within ``within``
+    Elo either side: two bots of equal strength never separate, so narrow
     enough is sure enough (and a pair already separated needs nothing, however wide)."""
     ranking = sorted(standings, key=lambda r: (-r.elo, r.name))
-    narrow = [max(r.elo - r.ci_low, r.ci_high - r.elo) <= half_width for r in ranking]
+    narrow = [half_width(r) <= within for r in ranking]
     gaps = overlaps(ranking)
     return all(gap < 0 or (narrow[i] and narrow[i + 1]) for i, gap in enumerate(gaps))
 

@@ -13,19 +13,19 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.bots.protocols import protocol_of
-from arena.ladders.entrants import DEFAULT_LADDER, current_ids
-from arena.ladders.feed import ladder_standings, ladder_state
+from arena.ladders.entrants import DEFAULT_LADDER
+from arena.ladders.feed import ladder_state
 from arena.ladders.matchmaking import LadderState, settled, unplaced
 from arena.readmodels.leaderboard import Leaderboard, drawn
-from arena.store import BotVersion, Match, RatingSnapshot, owners_of
+from arena.store import BotVersion, Match, RatingSnapshot, owners_of, progress
 from arena.store.ladders import get_ladder, ladder_of_tournament, list_ladders
 from arena.store.models import Ladder
 from arena.tournaments.spec import TournamentSpec
-from arena.tournaments.standings import model_for, scale_note
+from arena.tournaments.standings import cached_standings, model_for, scale_note
 
 RECENT_MATCHES = 20  # the matches whose mean length estimates a wait
 
@@ -162,7 +162,7 @@ def ladder_notice(s: Session, version_id: int) -> dict[str, Any] | None:
 
 def ladder_page(s: Session, name: str) -> LadderPage:
     view = ladder_view(s, name)
-    fitted = {st.bot_version_id: st for st in ladder_standings(s, get_ladder(s, name))}
+    fitted = {st.bot_version_id: st for st in cached_standings(s, view.tournament_id)}
     table = [fitted[e.bot_version_id] for e in view.ranked]
     model = model_for(s, view.tournament_id)
     board = drawn(s, table, view.tournament_id, f"Ladder {name}", model, view.scale)
@@ -197,8 +197,8 @@ def bot_places(s: Session, bot_id: int) -> list[LadderPlace]:
 def ladder_view(s: Session, name: str) -> LadderView:
     ladder = get_ladder(s, name)
     state = ladder_state(s, ladder)
-    fitted = {st.bot_version_id: st for st in ladder_standings(s, ladder)}
-    current = current_ids(s, ladder)
+    fitted = {st.bot_version_id: st for st in cached_standings(s, ladder.tournament_id)}
+    current = [int(r.name) for r in state.standings]  # contestants and anchors
     versions = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(current)))}
     owners = owners_of(s, {v.bot_id for v in versions.values()})
     # played, not scheduled: a version is ranked once its placement matches are played
@@ -243,7 +243,7 @@ def ladder_view(s: Session, name: str) -> LadderView:
         ladder.matches_per_hour,
         ladder.settle_half_width,
         len(state.in_flight),
-        _done(s, ladder),
+        progress(s, ladder.tournament_id)["done"],
         _match_seconds(s, ladder),
         ranked,
         placing,
@@ -274,13 +274,6 @@ def _state(ladder: Ladder, state: LadderState, placing: bool) -> str:
     if placing or state.in_flight or len(state.standings) < 4:
         return "playing"
     return "settled" if settled(state.standings, ladder.settle_half_width) else "playing"
-
-
-def _done(s: Session, ladder: Ladder) -> int:
-    query = select(func.count()).where(
-        Match.tournament_id == ladder.tournament_id, Match.status == "done"
-    )
-    return s.scalar(query) or 0
 
 
 def _match_seconds(s: Session, ladder: Ladder) -> float | None:

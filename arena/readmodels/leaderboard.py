@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store import BotVersion, StoreError, Tournament, game_rows, owners_of
-from arena.tournaments.cache import CACHE, Scope
-from arena.tournaments.standings import Standing, model_for, rank, scale_note
+from arena.store import BotVersion, StoreError, Tournament, owners_of
+from arena.tournaments.cache import Scope
+from arena.tournaments.standings import Standing, cached_standings, model_for, scale_note
 
 AXIS_PAD = 0.05
 ORGANISED = Tournament.kind == "tournament"  # a ladder's row is a tournament of kind "ladder"
@@ -73,15 +73,8 @@ def default_scope(s: Session) -> Scope:
     return latest_done or s.scalar(latest)
 
 
-def standings_for(s: Session, scope: Scope) -> list[Standing]:
-    """Cached until a result of the scope is recorded."""
-    return CACHE.get(
-        s, "standings", scope, lambda: rank(s, game_rows(s, scope), model_for(s, scope))
-    )
-
-
 def leaderboard(s: Session, scope: Scope) -> Leaderboard:
-    table = standings_for(s, scope)
+    table = cached_standings(s, scope)
     title = title_of(s, scope)
     model = model_for(s, scope)
     return drawn(s, table, scope, title, model, scale_note(model, scope))

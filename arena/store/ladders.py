@@ -91,14 +91,6 @@ def enter(s: Session, tournament_id: int, versions: Sequence[BotVersion]) -> dic
     return index
 
 
-def in_flight(s: Session, tournament_id: int) -> list[list[int]]:
-    """The seats of the matches scheduled and not yet played (pending or running)."""
-    query = select(Match.seats).where(
-        Match.tournament_id == tournament_id, Match.status.in_(IN_FLIGHT)
-    )
-    return list(s.scalars(query))
-
-
 def scheduled_since(s: Session, tournament_id: int, since: datetime) -> int:
     query = select(func.count()).where(
         Match.tournament_id == tournament_id, Match.created_at >= since

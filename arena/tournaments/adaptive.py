@@ -147,12 +147,13 @@ def _unsure(a: Ranked, b: Ranked, sure_within: float | None) -> float:
     """The overlap of a neighbour pair as far as it is worth playing: none (at most 0)
     when both intervals are within ``sure_within`` Elo either side."""
     gap = _overlap(a, b)
-    if sure_within is not None and _half_width(a) <= sure_within >= _half_width(b):
+    if sure_within is not None and half_width(a) <= sure_within >= half_width(b):
         return min(gap, 0.0)
     return gap
 
 
-def _half_width(r: Ranked) -> float:
+def half_width(r: Ranked) -> float:
+    """The 95 % interval's larger side, in Elo."""
     return max(r.elo - r.ci_low, r.ci_high - r.elo)
 
 

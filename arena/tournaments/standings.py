@@ -24,6 +24,7 @@ from arena.store import (
     set_tournament_status,
 )
 from arena.store.tournaments import lock_tournament
+from arena.tournaments.cache import CACHE
 from arena.tournaments.extend import extend_if_due
 
 
@@ -41,6 +42,17 @@ def standings(db: Database, tournament_id: int | None) -> list[Standing]:
     with db.session(read_only=True) as s:
         rows = game_rows(s, tournament_id)
         return rank(s, rows, model_for(s, tournament_id))
+
+
+def cached_standings(s: Session, tournament_id: int | None) -> list[Standing]:
+    """``standings`` for a page or a matchmaker: the fit is made once per results version
+    (``arena.tournaments.cache``) and reused until a result of the scope is recorded."""
+    return CACHE.get(
+        s,
+        "standings",
+        tournament_id,
+        lambda: rank(s, game_rows(s, tournament_id), model_for(s, tournament_id)),
+    )
 
 
 def model_for(s: Session, tournament_id: int | None) -> str:
