@@ -138,9 +138,11 @@ def _run_match(task: Task, match_id: int) -> str:
     with db.session(read_only=True) as s:
         match = get_match(s, match_id)
         tournament_id, running = match.tournament_id, match.status == "running"
+        ladder = ladder_of_tournament(s, tournament_id)
+        ladder_id = None if ladder is None else ladder.id
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
         raise task.retry(countdown=runtime.settings.lease_s)
-    if (ladder_id := ladder_of(db, tournament_id)) is not None:
+    if ladder_id is not None:
         # A playing ladder keeps every worker busy, and the beat's ticks expire unread while
         # none is free to take one: after a ladder match its worker tops the ladder up at
         # once, and does the tick's whole work (every tournament's lost matches sent again)
@@ -155,21 +157,16 @@ def _run_match(task: Task, match_id: int) -> str:
     return status
 
 
-_last_tick = [0.0]  # when this process last ran the recovery after a ladder match
+_last_tick = 0.0  # when this process last ran the recovery after a ladder match
 
 
 def _tick_due(lease_s: float) -> bool:
+    global _last_tick
     now = time.monotonic()
-    if now - _last_tick[0] < recovery_every_s(lease_s):
+    if now - _last_tick < recovery_every_s(lease_s):
         return False
-    _last_tick[0] = now
+    _last_tick = now
     return True
-
-
-def ladder_of(db: Database, tournament_id: int) -> int | None:
-    with db.session(read_only=True) as s:
-        ladder = ladder_of_tournament(s, tournament_id)
-        return None if ladder is None else ladder.id
 
 
 def send_match(match_id: int, queue: str) -> bool:
