@@ -80,8 +80,9 @@ def wait_for(predicate, timeout: float = 5.0) -> bool:
     return predicate()
 
 
-def marker_pids(marker: str) -> list[int]:
-    """Live (non-zombie) processes whose command line contains ``marker``."""
+def marker_pids(marker: str, uid: int | None = None) -> list[int]:
+    """Live (non-zombie) processes whose command line contains ``marker`` (and, with
+    ``uid``, that already run as that uid: ``setpriv`` carries the marker as root first)."""
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
@@ -91,9 +92,10 @@ def marker_pids(marker: str) -> list[int]:
                 cmdline = f.read()
             with open(f"/proc/{name}/stat", "rb") as f:
                 state = f.read().rsplit(b")", 1)[1].split()[0]
+            owner = os.stat(f"/proc/{name}").st_uid
         except OSError:
             continue
-        if marker.encode() in cmdline and state not in (b"Z", b"X"):
+        if marker.encode() in cmdline and state not in (b"Z", b"X") and uid in (None, owner):
             found.append(int(name))
     return found
 
@@ -437,7 +439,7 @@ def test_uid_leftovers_of_a_crashed_platform_are_swept(area: Path) -> None:
     as_uid = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     leftover = subprocess.Popen([*as_uid, "sh", "-c", "sleep 30; :", marker])
     try:
-        assert wait_for(lambda: marker_pids(marker) != [])
+        assert wait_for(lambda: marker_pids(marker, uid) != [])
         policy = sb.SandboxPolicy(
             mode="rlimits", uid_base=uid, uid_count=1, uid_lock_dir=area / "locks"
         )
@@ -461,7 +463,7 @@ def test_leftovers_of_a_crashed_platform_are_swept_at_start_up(area: Path) -> No
     as_uid = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     leftover = subprocess.Popen([*as_uid, "sh", "-c", "sleep 30; :", marker])
     try:
-        assert wait_for(lambda: marker_pids(marker) != [])
+        assert wait_for(lambda: marker_pids(marker, uid) != [])
         policy = sb.SandboxPolicy(uid_base=uid, uid_count=2, uid_lock_dir=locks)
         assert sb.sweep_leftovers(policy) == 1
         assert wait_for(lambda: marker_pids(marker) == [])
