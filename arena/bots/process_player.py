@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from arena.bots.package import BotPackage
+from arena.players.markers import decision_label
 from arena.players.player import LOG_LINE, BotDied, Event, MatchInfo, Move, Player, Request
 from arena.sandbox import (
     SandboxedProcess,
@@ -155,6 +156,7 @@ class ProcessPlayer:
     def decide(self, request: Request, timeout_s: float) -> Move:
         if self._conn is None or self._proc is None:
             raise BotDied("not started")
+        self._proc.mark_log(decision_label(request))  # before the request: the bot's lines follow
         self._proc.set_turn(True)
         try:
             return self._conn.decide(request, timeout_s)

@@ -39,6 +39,7 @@ from .detect import _bwrap_problem as _bwrap_problem
 from .detect import _reset_detection_cache as _reset_detection_cache
 from .detect import resolve_mode
 from .launcher import launch
+from .logpump import LOG_MARK
 from .policy import (
     BOT_DIR_INSIDE,
     DEFAULT_SOCKET_NAME,
@@ -56,6 +57,7 @@ from .uids import sweep_leftovers
 __all__ = [
     "BOT_DIR_INSIDE",
     "DEFAULT_SOCKET_NAME",
+    "LOG_MARK",
     "TMP_INSIDE",
     "Mode",
     "ResourceUsage",

@@ -123,6 +123,11 @@ class SandboxedProcess:
     def log_bytes_dropped(self) -> int:
         return self._log.dropped
 
+    def mark_log(self, label: str) -> None:
+        """Put the platform's ``label`` in the log, after what the bot wrote so far (see
+        ``logpump``: a line the bot cannot forge)."""
+        self._log.mark(label)
+
     def settle_log(self, timeout: float) -> bool:
         """After the bot exited: wait (up to ``timeout``) until everything it wrote is in its
         log file, so its last line can be read; False if it is still open."""
