@@ -20,6 +20,7 @@ import grpc
 from arena.players.player import (
     BadReply,
     BotDied,
+    BotRaised,
     BotTimeout,
     Event,
     MatchInfo,
@@ -28,7 +29,14 @@ from arena.players.player import (
     Request,
     StaleReply,
 )
-from arena.players.wire import PROTOCOL, event_to_proto, request_to_proto, rules_to_proto
+from arena.players.wire import (
+    MAX_ERROR_MESSAGE,
+    MAX_ERROR_TYPE,
+    PROTOCOL,
+    event_to_proto,
+    request_to_proto,
+    rules_to_proto,
+)
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.text import printable
@@ -176,4 +184,13 @@ def _move(reply: pb.DecisionReply) -> Move:
     which = reply.WhichOneof("move")
     if which is None:
         raise BadReply("the reply holds neither a call nor a card")
+    if which == "error":
+        raise BotRaised(_raised(reply.error))
     return getattr(reply, which)
+
+
+def _raised(error: pb.DecisionError) -> str:
+    """The fault's reason: the bot's words made printable and short (public pages show it)."""
+    kind = printable(error.type, MAX_ERROR_TYPE) or "an error"
+    message = printable(error.message, MAX_ERROR_MESSAGE)
+    return f"the bot raised {kind}: {message}" if message else f"the bot raised {kind}"

@@ -94,6 +94,13 @@ class BadReply(BotFault):
     kind = "malformed"
 
 
+class BotRaised(BotFault):
+    """The bot answered that it could not decide (its code raised): a fault like a reply
+    without a move, whose reason names the error."""
+
+    kind = "exception"
+
+
 class StaleReply(BotFault):
     kind = "stale_id"
 

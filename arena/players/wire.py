@@ -8,6 +8,7 @@ from arena.players.player import DealEnd, Event, GameEnd, MatchEnd, TrickEnd
 from arena.proto import bot_pb2 as pb
 
 PROTOCOL = "callbreak.v1"
+MAX_ERROR_TYPE, MAX_ERROR_MESSAGE = 64, 200  # characters of a DecisionError sent and kept
 _KINDS = {"call": pb.CALL, "play": pb.PLAY}
 
 
@@ -108,3 +109,14 @@ def event_from_proto(msg: pb.Event) -> Event | None:
     if kind == "match_end":
         return MatchEnd()
     return None
+
+
+def error_to_proto(exc: BaseException) -> pb.DecisionError:
+    """What a bot that raised ``exc`` tells the referee: its type and the start of its
+    message (the traceback goes to the bot's log)."""
+    try:
+        message = str(exc)
+    except Exception:  # an exception whose __str__ raises
+        message = ""
+    name = type(exc).__name__[:MAX_ERROR_TYPE]
+    return pb.DecisionError(type=name, message=message[:MAX_ERROR_MESSAGE])

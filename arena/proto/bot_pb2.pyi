@@ -137,14 +137,24 @@ class DecisionRequest(_message.Message):
     def __init__(self, id: _Optional[int] = ..., kind: _Optional[_Union[DecisionKind, str]] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_cards: _Optional[_Iterable[str]] = ..., min_call: _Optional[int] = ..., max_call: _Optional[int] = ..., time_left_ms: _Optional[int] = ..., decision_ms: _Optional[int] = ...) -> None: ...
 
 class DecisionReply(_message.Message):
-    __slots__ = ("id", "call", "card")
+    __slots__ = ("id", "call", "card", "error")
     ID_FIELD_NUMBER: _ClassVar[int]
     CALL_FIELD_NUMBER: _ClassVar[int]
     CARD_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     id: int
     call: int
     card: str
-    def __init__(self, id: _Optional[int] = ..., call: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+    error: DecisionError
+    def __init__(self, id: _Optional[int] = ..., call: _Optional[int] = ..., card: _Optional[str] = ..., error: _Optional[_Union[DecisionError, _Mapping]] = ...) -> None: ...
+
+class DecisionError(_message.Message):
+    __slots__ = ("type", "message")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    message: str
+    def __init__(self, type: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("trick_end", "deal_end", "game_end", "match_end")

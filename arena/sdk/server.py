@@ -15,7 +15,13 @@ from concurrent import futures
 import grpc
 
 from arena.game import Ruleset
-from arena.players.wire import PROTOCOL, event_from_proto, observation_from_proto, rules_from_proto
+from arena.players.wire import (
+    PROTOCOL,
+    error_to_proto,
+    event_from_proto,
+    observation_from_proto,
+    rules_from_proto,
+)
 from arena.proto import bot_pb2 as pb
 from arena.proto import bot_pb2_grpc as pb_grpc
 from arena.sdk.bot import Bot
@@ -63,9 +69,10 @@ class _Servicer(pb_grpc.BotServicer):
             if req.kind == pb.CALL:
                 return pb.DecisionReply(id=req.id, call=int(bot.call(obs)))
             return pb.DecisionReply(id=req.id, card=str(bot.play(obs)))
-        except Exception:  # an author's bug must not kill the bot: the referee records it
-            traceback.print_exc()
-            return pb.DecisionReply(id=req.id)
+        except Exception as exc:  # an author's bug must not kill the bot: the referee records it
+            traceback.print_exc()  # the whole story, to the bot's log (its owner's only)
+            sys.stderr.flush()
+            return pb.DecisionReply(id=req.id, error=error_to_proto(exc))
 
 
 def address_from_environment(argv: list[str] | None = None) -> str:
