@@ -1,9 +1,12 @@
-"""Template filters: numbers with their unbounded and missing cases, rough durations."""
+"""Template filters: numbers with their unbounded and missing cases, rough durations,
+moments as <time> elements (static/time.js shows them in the reader's time zone)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from flask import Flask
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from arena.readmodels.ladder import LadderView
 
@@ -19,6 +22,25 @@ def interval(low: float | None, high: float | None, digits: int = 0) -> str:
     lo = "-∞" if low is None else f"{low:.{digits}f}"
     hi = "∞" if high is None else f"{high:.{digits}f}"
     return f"{lo}…{hi}"
+
+
+def bounded(low: float | None, high: float | None, digits: int = 0) -> str:
+    """``low…high`` when the data bound both sides, else "too few games" (an interval
+    running to infinity tells a reader nothing)."""
+    return "too few games" if low is None or high is None else interval(low, high, digits)
+
+
+def when(moment: str | datetime | None) -> Markup:
+    """A stored moment as ``<time>``: UTC ISO in ``datetime`` and ``title``, the UTC minute as
+    text until time.js writes it in the reader's zone (relative when recent). SQLite's
+    times come back naive: they are UTC."""
+    if not moment:
+        return Markup("")
+    at = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    at = (at if at.tzinfo else at.replace(tzinfo=UTC)).astimezone(UTC)
+    iso = at.isoformat(timespec="seconds").replace("+00:00", "Z")
+    text = at.strftime("%Y-%m-%d %H:%M UTC")
+    return Markup(f'<time datetime="{iso}" title="{iso}">{escape(text)}</time>')
 
 
 def percent(x: float | None) -> str:
@@ -55,5 +77,7 @@ def json_in_script(text: str) -> Markup:
 def register_filters(app: Flask) -> None:
     app.add_template_filter(number)
     app.add_template_filter(interval)
+    app.add_template_filter(bounded)
+    app.add_template_filter(when)
     app.add_template_filter(percent)
     app.add_template_filter(first_match)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, url_for
 
 from arena.readmodels.ladder import ladder_of
+from arena.readmodels.leaderboard import default_choice, title_of
 from arena.readmodels.leaderboard import leaderboard as board_of
-from arena.readmodels.leaderboard import title_of
 from arena.readmodels.tournaments import tournament_choices
 from dashboard.db import session
 from dashboard.fragments import cached_html
@@ -26,10 +26,12 @@ def index():
     board = cached_html(
         "board", chosen, lambda: render_template("_board.html", board=board_of(s, chosen))
     )
+    asked = request.args.get("tournament", "").strip()  # else say why this one is shown
     return render_template(
         "leaderboard.html",
         title=title,
         scope=chosen,
         board_html=board,
         tournaments=tournament_choices(s),
+        default=None if asked else default_choice(s, chosen),
     )

@@ -17,6 +17,7 @@ from arena.readmodels.tournaments import tournament_choices
 from dashboard.db import session
 from dashboard.format import json_in_script
 from dashboard.params import match_filter
+from dashboard.seatlogs import log_links
 
 matches = Blueprint("matches", __name__, url_prefix="/matches")
 
@@ -41,7 +42,16 @@ def show(match_id: int):
     record = shown_record(s, match_id)
     replay = record if record and not record.get("progress") else None
     script = json_in_script(json.dumps(replay))  # the viewer's: a whole record, or null
-    return render_template("match.html", match=detail, record=record, replay=script)
+    return render_template(
+        "match.html", match=detail, record=record, replay=script, logs=log_links(match_id)
+    )
+
+
+@matches.get("/<int:match_id>/table")
+def table(match_id: int):
+    """The table alone (seats, points, faults), for a live match's page to swap in."""
+    detail = match_detail(session(), match_id)
+    return render_template("_match_table.html", match=detail, logs=log_links(match_id))
 
 
 @matches.get("/<int:match_id>/progress")

@@ -37,6 +37,8 @@ def spec_from_form() -> TournamentSpec:
     options (``TournamentSpec.from_options``); the spec checks the settings, the form only
     the numbers it offers."""
     form = request.form
+    if not form.getlist("bots"):  # the core's message names the command line's option
+        raise ValueError("tick at least one bot to enter (house bots fill the empty seats)")
     extra_matches, top = _number("extra_matches", 0, 1000), _number("top", 2, 1000)
     if top is not None and not extra_matches:
         raise ValueError("top places to separate need some extra matches")
@@ -60,7 +62,7 @@ def _form_page(**extra):
     return render_template(
         "tournament_new.html",
         choices=entrant_choices(session()),
-        rules=sorted(RULESETS),
+        rules=sorted(RULESETS, key=lambda name: name != DEFAULTS.rules.name),  # default first
         models=sorted(MODELS),
         defaults=DEFAULTS,
         max_name=MAX_NAME,

@@ -32,16 +32,11 @@ def show(tournament_id: int):
     if (ladder := ladder_of(s, tournament_id)) is not None:  # its matches' row, not a page
         return redirect(url_for("ladders.show", name=ladder))
     page = tournament_page(s, tournament_id)
-    h2h = cached_html(
-        "h2h",
-        tournament_id,
-        lambda: render_template("_h2h.html", table=standings_table(s, tournament_id)),
-    )
     return render_template(
         "tournament.html",
         page=page,
         board_html=board(tournament_id),
-        h2h=h2h,
+        h2h=h2h(tournament_id),
         warnings=queue_warnings(),
     )
 
@@ -54,6 +49,17 @@ def board(tournament_id: int):
         "board",
         tournament_id,
         lambda: render_template("_board.html", board=leaderboard(s, tournament_id)),
+    )
+
+
+@tournaments.get("/<int:tournament_id>/h2h")
+def h2h(tournament_id: int):
+    """The head-to-head matrix alone, swapped in with the standings."""
+    s = session()  # an unknown id: 404 from the standings' title
+    return cached_html(
+        "h2h",
+        tournament_id,
+        lambda: render_template("_h2h.html", table=standings_table(s, tournament_id)),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from arena.readmodels.ladder import ladder_entered
-from arena.store import BotVersion
+from arena.readmodels.uploads import mark, uploaded
 from arena.submissions import SubmissionError
 from arena.submissions.upload import FIELDS
 from dashboard.auth import login_required, signed_in_user
@@ -27,22 +27,42 @@ def new():
 @login_required
 def create():
     values = {key: request.form.get(key, "") for key in FIELDS}
+    with database().session(read_only=True) as s:
+        before = mark(s)
     try:
         stream, options = _upload(values)
         version_id = submit(signed_in_user().id, stream, **options)
     except SubmissionError as exc:
-        return render_template("upload.html", values=values, error=str(exc)), exc.status
-    with database().session(read_only=True) as s:
-        version = s.get_one(BotVersion, version_id)
-        bot_id, bot, manifest = version.bot_id, version.bot.name, version.manifest
-    if (ladder := ladder_entered(session(), manifest)) is not None:  # what a verdict starts
+        page = render_template("upload.html", values=values, error=str(exc), chosen=_chosen())
+        return page, exc.status
+    with database().session(read_only=True) as s:  # the request's session predates the upload
+        done = uploaded(s, version_id, before)
+    if not done.new:
         flash(
-            f"Once {bot} is valid it enters the {ladder.name} ladder: its "
-            f"{ladder.placement_matches} placement matches follow, the first "
-            f"{first_match(ladder)}.",
+            f"Identical to {done.bot} version {done.version}, stored before ({done.status}): "
+            "nothing new was uploaded.",
             "info",
         )
-    return redirect(url_for("bots.show", bot_id=bot_id, new=version_id), 303)
+    else:
+        flash(f"Version {done.version} of {done.bot} uploaded; validation queued.", "info")
+        if (ladder := ladder_entered(session(), done.manifest)) is not None:
+            flash(
+                f"Once {done.bot} is valid it enters the {ladder.name} ladder: its "
+                f"{ladder.placement_matches} placement matches follow, the first "
+                f"{first_match(ladder)}.",
+                "info",
+            )
+    return redirect(url_for("bots.show", bot_id=done.bot_id, new=version_id), 303)
+
+
+def _chosen() -> str | None:
+    """The file the refused form carried ("zip" or "source file"): a browser empties a
+    file field on every page it shows, so the page says to choose it again."""
+    for field, what in (("archive", "zip"), ("source", "source file")):
+        file = request.files.get(field)
+        if file is not None and file.filename:
+            return what
+    return None
 
 
 def _upload(values: dict[str, str]):

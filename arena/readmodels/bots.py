@@ -15,17 +15,21 @@ from arena.readmodels.ladder import LadderPlace, bot_places
 from arena.readmodels.matches import MatchRow, match_rows
 from arena.store import (
     Bot,
+    BotLog,
     BotVersion,
     GameScore,
     Match,
     MatchFault,
     RatingSnapshot,
     StoreError,
+    Tournament,
     owners_of,
 )
 from arena.store.ladders import list_ladders
 
 RECENT = 20
+FAULT_MATCHES = 10  # per kind of fault, the newest matches the bot page links to
+NO_VERSION = "—"  # shown for a version bot.toml did not give (stored as "0")
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,7 @@ class BotSummary:
     latest: str
     status: str
     retired: str  # the day it was retired (ISO), "" while it plays
+    trusted: bool = False  # its latest version is "valid" without a validation match
 
 
 @dataclass(frozen=True)
@@ -44,11 +49,13 @@ class BotPage:
     summary: BotSummary
     versions: list[dict[str, Any]]
     ladders: list[LadderPlace]  # its current version in each ladder that seats it
-    # {"tournament", "ladder" (a name; None: a tournament), "version", "elo", "ci_low", "ci_high"}
+    # {"tournament", "ladder" (a name; None: a tournament), "name" (the tournament's),
+    #  "rated_at" (the snapshot's time), "version", "elo", "ci_low", "ci_high"}
     history: list[dict[str, Any]]
     recent: list[MatchRow]
     opponents: list[dict[str, Any]]  # {"bot", "bot_id", "games", "margin"}
     faults: dict[str, int]
+    fault_matches: dict[str, dict[str, Any]]  # per kind: {"count": matches, "newest": ids}
 
 
 def bot_list(s: Session) -> list[BotSummary]:
@@ -63,10 +70,28 @@ def bot_list(s: Session) -> list[BotSummary]:
     latest_ids = [latest for *_, latest in rows if latest is not None]
     latest = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(latest_ids)))}
     owners = owners_of(s, [bot_id for bot_id, *_ in rows])
+    trusted = _trusted(s, list(latest.values()))
     return [
-        _summary(bot_id, name, owners[bot_id], retired, n, latest.get(last))
+        _summary(bot_id, name, owners[bot_id], retired, n, latest.get(last), trusted)
         for bot_id, name, retired, n, last in rows
     ]
+
+
+def _trusted(s: Session, versions: list[BotVersion]) -> set[int]:
+    """The versions marked valid without a validation match (``arena bot add
+    --no-validate``): a validation starts the bot, which always leaves a log (a header line
+    at least), so a valid contestant version without one was never judged. House bots are
+    the platform's own and never validated."""
+    valid = [v.id for v in versions if v.status == "valid" and "house" not in v.manifest]
+    logged = select(BotLog.bot_version_id).where(
+        BotLog.bot_version_id.in_(valid), BotLog.match_id.is_(None)
+    )
+    return set(valid) - set(s.scalars(logged))
+
+
+def shown_version(version: BotVersion) -> str:
+    """The version as bot.toml gave it; ``NO_VERSION`` when it gave none (stored as "0")."""
+    return version.version if "version" in version.manifest else NO_VERSION
 
 
 def bot_choices(s: Session) -> list[tuple[int, str]]:
@@ -81,15 +106,17 @@ def _summary(
     retired: datetime | None,
     versions: int,
     latest: BotVersion | None,
+    trusted: set[int],
 ) -> BotSummary:
     return BotSummary(
         bot_id,
         name,
         owner,
         versions,
-        latest.version if latest else "",
+        shown_version(latest) if latest else "",
         latest.status if latest else "",
         retired.date().isoformat() if retired else "",
+        latest is not None and latest.id in trusted,
     )
 
 
@@ -98,32 +125,30 @@ def bot_page(s: Session, bot_id: int) -> BotPage:
     if bot is None:
         raise StoreError(f"no bot with id {bot_id}")
     ids = [v.id for v in bot.versions]
+    trusted = _trusted(s, bot.versions)
     versions = [
         {
             "id": v.id,
             "version": v.version,
+            "shown_version": shown_version(v),
             "status": v.status,
+            "trusted": v.id in trusted,
             "reason": public_reason(v.reason),
             "created_at": v.created_at.isoformat(timespec="seconds"),
         }
         for v in bot.versions
     ]
     last = bot.versions[-1] if bot.versions else None
+    owner = owners_of(s, [bot.id])[bot.id]
     return BotPage(
-        _summary(
-            bot.id,
-            bot.name,
-            owners_of(s, [bot.id])[bot.id],
-            bot.retired_at,
-            len(bot.versions),
-            last,
-        ),
+        _summary(bot.id, bot.name, owner, bot.retired_at, len(bot.versions), last, trusted),
         versions,
         bot_places(s, bot.id),
         rating_history(s, set(ids)),
         _recent(s, ids),
         _opponents(s, ids),
         _faults(s, ids),
+        _fault_matches(s, ids),
     )
 
 
@@ -134,19 +159,22 @@ def rating_history(s: Session, versions: set[int]) -> list[dict[str, Any]]:
         select(func.max(RatingSnapshot.id)).group_by(RatingSnapshot.tournament_id).scalar_subquery()
     )
     query = (
-        select(RatingSnapshot)
+        select(RatingSnapshot, Tournament.name)
+        .join(Tournament, Tournament.id == RatingSnapshot.tournament_id)
         .where(RatingSnapshot.id.in_(latest))
         .order_by(RatingSnapshot.tournament_id)
     )
     ladders = {ladder.tournament_id: ladder.name for ladder in list_ladders(s)}
     history = []
-    for snap in s.scalars(query):
+    for snap, name in s.execute(query):
         for row in snap.payload.get("standings", []):
             if row["bot_version_id"] in versions:
                 history.append(
                     {
                         "tournament": snap.tournament_id,
                         "ladder": ladders.get(snap.tournament_id),
+                        "name": name,
+                        "rated_at": snap.created_at.isoformat(timespec="seconds"),
                         "version": row["ref"].partition("@")[2],
                         "elo": row["elo"],
                         "ci_low": row["ci_low"],
@@ -200,3 +228,21 @@ def _faults(s: Session, versions: list[int]) -> dict[str, int]:
         .order_by(func.count().desc())
     )
     return {key: n for key, n in s.execute(query)}
+
+
+def _fault_matches(s: Session, versions: list[int]) -> dict[str, dict[str, Any]]:
+    """Per kind of fault: in how many matches the bot made one, and the newest
+    ``FAULT_MATCHES`` of them ({"count", "newest"})."""
+    query = (
+        select(MatchFault.kind, MatchFault.match_id)
+        .where(MatchFault.bot_version_id.in_(versions))
+        .group_by(MatchFault.kind, MatchFault.match_id)
+        .order_by(MatchFault.match_id.desc())
+    )
+    found: dict[str, dict[str, Any]] = {}
+    for kind, match_id in s.execute(query):
+        entry = found.setdefault(kind, {"count": 0, "newest": []})
+        entry["count"] += 1
+        if len(entry["newest"]) < FAULT_MATCHES:
+            entry["newest"].append(match_id)
+    return found

@@ -6,9 +6,11 @@ from __future__ import annotations
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.house import HOUSE_BOTS
+from arena.house.names import HOUSE_PREFIX
 from arena.store import Bot, BotVersion
 
-HOUSE_CHOICES = ("house:heuristic", "house:random")
+HOUSE_CHOICES = tuple(HOUSE_PREFIX + kind for kind in sorted(HOUSE_BOTS))  # every house bot
 
 
 def entrant_choices(s: Session) -> list[str]:

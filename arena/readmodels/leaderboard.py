@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store import BotVersion, StoreError, Tournament, owners_of
+from arena.store import BotVersion, Match, StoreError, Tournament, TournamentEntry, owners_of
 from arena.tournaments.cache import Scope
 from arena.tournaments.standings import Standing, cached_standings, model_for, scale_note
 
@@ -71,6 +71,35 @@ def default_scope(s: Session) -> Scope:
     latest = select(func.max(Tournament.id)).where(ORGANISED)
     latest_done = s.scalar(latest.where(Tournament.status == "done"))
     return latest_done or s.scalar(latest)
+
+
+@dataclass(frozen=True)
+class DefaultChoice:
+    """Why the leaderboard shows this tournament when none was asked for (``default_scope``)."""
+
+    tournament: int
+    finished: bool  # False: no tournament has finished, so the latest one
+    matches: int  # played to the end
+    entrants: int
+    created_at: str
+
+
+def default_choice(s: Session, scope: Scope) -> DefaultChoice | None:
+    """``scope`` (what ``default_scope`` chose) described; None for every game."""
+    if scope is None:
+        return None
+    tournament = s.get(Tournament, scope)
+    if tournament is None:
+        raise StoreError(f"no tournament with id {scope}")
+    done = select(func.count()).where(Match.tournament_id == scope, Match.status == "done")
+    entrants = select(func.count()).where(TournamentEntry.tournament_id == scope)
+    return DefaultChoice(
+        scope,
+        tournament.status == "done",
+        s.scalar(done) or 0,
+        s.scalar(entrants) or 0,
+        tournament.created_at.isoformat(timespec="seconds"),
+    )
 
 
 def leaderboard(s: Session, scope: Scope) -> Leaderboard:

@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session
 
 from arena.players.player import public_reason
 from arena.store import (
+    Bot,
+    BotLog,
     BotVersion,
     GameScore,
     Match,
@@ -206,3 +208,25 @@ def match_detail(s: Session, match_id: int) -> MatchDetail:
         for f in s.scalars(query)
     ]
     return MatchDetail(row, faults, live)
+
+
+@dataclass(frozen=True)
+class SeatLog:
+    """A seat's captured log of one match: whose bot it is decides who may read it."""
+
+    bot_id: int
+    version: str
+    owner_id: int | None
+
+
+def seat_logs(s: Session, match_id: int) -> dict[int, SeatLog]:
+    """By bot version id, the seats of the match that left a log."""
+    query = (
+        select(BotVersion.id, BotVersion.bot_id, BotVersion.version, Bot.owner_id)
+        .join(Bot, Bot.id == BotVersion.bot_id)
+        .join(BotLog, BotLog.bot_version_id == BotVersion.id)
+        .where(BotLog.match_id == match_id)
+    )
+    return {
+        vid: SeatLog(bot_id, version, owner) for vid, bot_id, version, owner in s.execute(query)
+    }

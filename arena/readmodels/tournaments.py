@@ -12,14 +12,17 @@ from sqlalchemy.orm import Session
 from arena.readmodels.headtohead import Cell, head_to_head
 from arena.readmodels.leaderboard import ORGANISED, Leaderboard, leaderboard
 from arena.store import (
+    BotVersion,
     Match,
     RatingSnapshot,
     Tournament,
     TournamentEntry,
     game_rows,
     get_tournament,
+    owners_of,
 )
-from arena.store.models import MATCH_STATUSES
+from arena.store.models import MATCH_STATUSES, TournamentRun
+from arena.tournaments.background import is_active
 from arena.tournaments.cache import CACHE, note_results_version
 
 
@@ -43,15 +46,41 @@ class Progress:
 class TournamentSummary:
     id: int
     name: str
-    status: str
+    status: str  # as stored: draft, running or done
     created_at: str
     entrants: int
     progress: Progress
     snapshots: int  # rating snapshots: the live page redraws the chart when this grows
+    stopped: bool = False  # a draft that was started and stopped (or its run interrupted)
+
+    @property
+    def state(self) -> str:
+        """What pages show: the status, except "stopped" for a draft played part-way."""
+        return "stopped" if self.stopped else self.status
 
     def as_dict(self) -> dict[str, Any]:
-        keys = ("id", "name", "status", "created_at", "entrants", "snapshots")
+        keys = ("id", "name", "status", "state", "created_at", "entrants", "snapshots")
         return {**{k: getattr(self, k) for k in keys}, "progress": self.progress.as_dict()}
+
+
+@dataclass(frozen=True)
+class Entrant:
+    bot_id: int
+    bot: str
+    version: str  # "" for a house bot
+    owner: str
+
+
+@dataclass(frozen=True)
+class Controls:
+    """Which organiser buttons apply: Start while nothing plays it and it is not done (a
+    run the dashboard started and that ended early counts as nothing); Stop while a run the
+    dashboard started is active. ``elsewhere``: running, but not from the dashboard (the
+    command line's run: stopped where it runs)."""
+
+    start: bool
+    stop: bool
+    elsewhere: bool
 
 
 @dataclass(frozen=True)
@@ -61,6 +90,8 @@ class TournamentPage:
     clock: dict[str, Any]
     games_per_match: int
     history: list[dict[str, Any]]  # one series per bot: {"bot": ref, "points": [[done, elo]]}
+    entrants: list[Entrant]
+    controls: Controls
 
 
 @dataclass(frozen=True)
@@ -101,10 +132,17 @@ def _snapshots_of(s: Session, ids: list[int]) -> dict[int, int]:
     return {key: n for key, n in s.execute(query)}
 
 
+def _stopped_runs(s: Session, ids: list[int]) -> set[int]:
+    query = select(TournamentRun.tournament_id).where(
+        TournamentRun.tournament_id.in_(ids), TournamentRun.stopped_at.is_not(None)
+    )
+    return set(s.scalars(query))
+
+
 def _summaries(s: Session, tournaments: list[Tournament]) -> list[TournamentSummary]:
     ids = [t.id for t in tournaments]
     progress, entrants = _progress_of(s, ids), _entrants_of(s, ids)
-    snapshots = _snapshots_of(s, ids)
+    snapshots, stopped = _snapshots_of(s, ids), _stopped_runs(s, ids)
     return [
         TournamentSummary(
             t.id,
@@ -114,6 +152,8 @@ def _summaries(s: Session, tournaments: list[Tournament]) -> list[TournamentSumm
             entrants.get(t.id, 0),
             progress[t.id],
             snapshots.get(t.id, 0),
+            t.status == "draft"
+            and (t.id in stopped or progress[t.id].counts["pending"] < progress[t.id].total),
         )
         for t in tournaments
     ]
@@ -137,7 +177,32 @@ def tournament_page(s: Session, tournament_id: int) -> TournamentPage:
         clock=tournament.clock,
         games_per_match=tournament.games_per_match,
         history=rating_history(s, tournament_id),
+        entrants=_entrant_list(s, tournament),
+        controls=_controls(s, tournament),
     )
+
+
+def _entrant_list(s: Session, tournament: Tournament) -> list[Entrant]:
+    """In entrant order (the house bots that fill empty seats are entrants too)."""
+    query = (
+        select(BotVersion)
+        .join(TournamentEntry, TournamentEntry.bot_version_id == BotVersion.id)
+        .where(TournamentEntry.tournament_id == tournament.id)
+        .order_by(TournamentEntry.entrant_index)
+    )
+    versions = list(s.scalars(query))
+    owners = owners_of(s, [v.bot_id for v in versions])
+    return [
+        Entrant(v.bot_id, v.bot.name, v.ref.partition("@")[2], owners[v.bot_id]) for v in versions
+    ]
+
+
+def _controls(s: Session, tournament: Tournament) -> Controls:
+    run = s.get(TournamentRun, tournament.id)
+    active = run is not None and is_active(run)
+    elsewhere = tournament.status == "running" and run is None
+    start = not active and tournament.status != "done" and not elsewhere
+    return Controls(start, active, elsewhere)
 
 
 def standings_table(s: Session, tournament_id: int) -> Standings:

@@ -1,6 +1,6 @@
 // Live progress of a running tournament: poll the JSON API, update the bar and, when a
-// result arrives, swap in the fresh standings table; when a rating snapshot arrives, the
-// fresh rating chart. Stops once the tournament is done.
+// result arrives, swap in the fresh standings table and head-to-head matrix; when a rating
+// snapshot arrives, the fresh rating chart. Stops once the tournament is done.
 (function () {
   "use strict";
   const box = document.getElementById("progress");
@@ -22,13 +22,14 @@
     bar.max = t.progress.total || 1;
     bar.value = t.progress.done;
     field("count").textContent = `${t.progress.done} / ${t.progress.total}`;
-    field("status").textContent = t.status;
-    field("status").className = `status ${t.status}`;
+    field("status").textContent = t.state;
+    field("status").className = `status ${t.state}`;
     const rest = ["pending", "running", "failed"].filter((k) => t.progress[k]);
     field("detail").textContent = rest.map((k) => `${t.progress[k]} ${k}`).join(" ");
     if (t.progress.done !== done) {
       done = t.progress.done;
       await swap("board", box.dataset.boardUrl);
+      await swap("h2h", box.dataset.h2hUrl);
     }
     if (t.snapshots !== snapshots) {
       snapshots = t.snapshots;
