@@ -7,7 +7,9 @@ in ~3 % of the matches, a rating snapshot per tournament and the replay of a rea
 inserted (``record_result`` one match at a time would take minutes, and is measured by
 benchmarks/store.py). Then it starts ``arena dashboard`` (``--workers`` threads) on
 that database, warms its standings cache, and prints p50/p95 over ``--requests``
-sequential requests for each page. Target: p95 <= 50 ms.
+sequential requests for each page. Target: p95 <= 50 ms. Last, the replay page's weight:
+its HTML with the record inlined (4 games of 5 deals), and the scripts and stylesheets it
+loads, raw and gzipped.
 
 Run: python benchmarks/dashboard.py [--games N] [--tournaments T] [--requests R] [--postgres URL]
 """
@@ -15,7 +17,9 @@ Run: python benchmarks/dashboard.py [--games N] [--tournaments T] [--requests R]
 from __future__ import annotations
 
 import argparse
+import gzip
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -206,6 +210,33 @@ def fetch_ms(url: str) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=120) as reply:
+        return reply.read()
+
+
+RECORD = re.compile(rb'<script type="application/json" id="record">(.*?)</script>', re.S)
+ASSETS = re.compile(rb'<(?:script src|link rel="stylesheet" href)="([^"]+)"')
+
+
+def page_weight(base: str, path: str) -> None:
+    """Bytes of a page (and of the record inlined in it) and of every script and
+    stylesheet it loads, raw and gzipped (what a compressing proxy would send)."""
+    html = fetch(base + path)
+    found = RECORD.search(html)
+    record = found[1] if found else b""
+    assets = {a.decode(): fetch(base + a.decode()) for a in ASSETS.findall(html)}
+
+    def kb(data: bytes) -> str:
+        return f"{len(data) / 1000:.1f} kB ({len(gzip.compress(data)) / 1000:.1f} gzipped)"
+
+    print(f"replay page weight, {GAMES_PER_MATCH} games x {DEALS} deals:")
+    print(f"  HTML {kb(html)}, of which the inline record JSON {kb(record)}")
+    print(f"  scripts and stylesheets it loads {kb(b''.join(assets.values()))}:")
+    for name, data in assets.items():
+        print(f"    {name:<30} {kb(data)}")
+
+
 def measure(base: str, pages: dict[str, str], requests: int) -> None:
     """Cold: the first request (fits the standings); then p50/p95 once the cache is warm."""
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -250,6 +281,7 @@ def main() -> None:
         }
         with arena_dashboard(url, args.workers) as base:
             measure(base, pages, args.requests)
+            page_weight(base, pages["replay page"])
 
 
 if __name__ == "__main__":

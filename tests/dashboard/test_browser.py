@@ -228,6 +228,8 @@ def step_through_a_trick(page, url: str) -> None:
     page.goto(url)
     assert page.locator("#viewer .name", has_text=XSS).count() == 1  # a seat name, as text
     assert page.locator("#viewer .trick .card").count() == 0
+    assert page.locator("#viewer .hand .card:not(.back)").count() == 52  # a finished match's
+    page.locator("#all-hands").uncheck()
     assert page.locator("#viewer .hand .card:not(.back)").count() == 0  # hands face down
     for _ in range(8):  # four calls, then the four cards of the first trick
         page.keyboard.press("ArrowRight")
