@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from flask import Blueprint, abort, jsonify, request, url_for
+from flask import Blueprint, abort, jsonify, render_template, request, url_for
 from werkzeug.http import parse_options_header
 
 from arena.ladders.entrants import change_ladder
@@ -25,6 +25,7 @@ from arena.readmodels.tournaments import (
 )
 from arena.submissions import SubmissionError, set_retired, submission_status, version_log
 from arena.tournaments.cache import CACHE
+from dashboard.api_docs import groups, prose, ref_name
 from dashboard.db import session
 from dashboard.matches import finished_record, record_or_409
 from dashboard.params import match_filter, scope
@@ -38,6 +39,14 @@ SPEC = json.loads((Path(__file__).parent / "openapi.json").read_text())
 @api.get("/openapi.json")
 def openapi():
     return jsonify(SPEC)
+
+
+@api.get("/docs")
+def docs():
+    """The document above as a page to read (``dashboard.api_docs``)."""
+    return render_template(
+        "api_docs.html", spec=SPEC, groups=groups(SPEC), prose=prose, ref_name=ref_name
+    )
 
 
 @api.get("/leaderboard")
