@@ -15,6 +15,7 @@
   const KEYS = { ArrowLeft: "prev", ArrowRight: "next", ArrowUp: "prev-trick", ArrowDown: "next-trick", Home: "start", End: "end" };
   const state = { g: 0, d: 0, k: 0, follow: null, timer: null };
   const drawn = { tricks: "", sheet: "" }; // which deal's trick list and game's sheet are drawn
+  const hashed = { at: 0, timer: null }; // when the hash was last written; the write to come
   let record = null;
   let derived = null; // per deal its turns and first flat step; per entrant its forfeit step
 
@@ -327,6 +328,19 @@
   function go(g, d, k) {
     Object.assign(state, { g: g, d: d, k: k });
     render();
+    writeHash();
+  }
+
+  // The hash follows the step, written at most every 100 ms: Chromium ignores a page's
+  // history updates beyond 200 in 10 s, which holding → down would reach.
+  function writeHash() {
+    clearTimeout(hashed.timer);
+    const wait = hashed.at + 100 - Date.now();
+    if (wait > 0) {
+      hashed.timer = setTimeout(writeHash, wait);
+      return;
+    }
+    hashed.at = Date.now();
     history.replaceState(history.state, "", hash());
   }
 

@@ -113,8 +113,9 @@ def step_of(page) -> tuple[int, int, int]:
 
 
 def at(page, game: int, deal: int, step: int) -> None:
+    """The page shows that step, and its hash follows (written at most every 100 ms)."""
     assert step_of(page) == (game, deal, step)
-    assert page.evaluate("location.hash") == f"#g{game}-d{deal}-s{step}"
+    page.wait_for_function("h => location.hash === h", arg=f"#g{game}-d{deal}-s{step}")
 
 
 def number(text: str) -> float:
@@ -418,3 +419,21 @@ def test_the_viewer_fits_a_phone(page, replay):
     sheet = page.locator("#sheet").bounding_box()
     assert felt and sheet and sheet["y"] >= felt["y"] + felt["height"]  # stacked below
     shoot(page, "replay-viewer-phone")
+
+
+def test_a_record_handed_in_by_event_is_drawn(page, replay):
+    """A live match's page hands the viewer the record once the match is done (an event)."""
+    visit(page, replay.url + "#g3-d2-s20")
+    page.evaluate(
+        """async url => {
+          const record = await (await fetch(url)).json();
+          record.games = record.games.slice(0, 2);
+          const viewer = document.getElementById("viewer");
+          viewer.dispatchEvent(new CustomEvent("record", { detail: record }));
+        }""",
+        replay.url + "/replay.json",
+    )
+    assert page.locator("#game option").count() == 2
+    assert step_of(page) == (1, 1, 0)  # the hash's game 3 is not in it
+    assert page.locator("#sheet caption").inner_text().startswith("Game 1 of 2:")
+    assert page.locator("#follow option").count() == 5
