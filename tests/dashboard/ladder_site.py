@@ -8,19 +8,31 @@ sandbox), each recorded as lasting ``MATCH_SECONDS``, with a rating snapshot aft
 batch, until every contestant is placed and two snapshots give trends. Then a fifth
 contestant arrives and its first placement match is scheduled, not played. A second,
 empty ladder (bhoos) is open beside it.
+
+``build`` takes its cast (names, owners, how each seat plays) as a ``Cast``, so that
+scripts/screenshots builds a realistic ladder the same way.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.house.names import house_player
 from arena.ladders.entrants import open_ladder
 from arena.ladders.feed import feed
+from arena.players.player import Player
 from arena.readmodels.ladder import ladder_view
 from arena.referee import play_match
 from arena.runtime import Runtime
-from arena.store import Database, add_bot_version, claim_match, create_user, record_result
+from arena.store import (
+    BotVersion,
+    Database,
+    add_bot_version,
+    claim_match,
+    create_user,
+    record_result,
+)
 from arena.store.models import Ladder
 from arena.tournaments.run import match_spec
 from arena.tournaments.spec import TournamentSpec
@@ -35,6 +47,25 @@ NEWCOMER = "dan"
 MAX_BATCHES = 8
 
 
+def random_seat(version: BotVersion, seat: int) -> Player:
+    """Every seat played by the random house bot (contestants' results without a sandbox)."""
+    return house_player("random", seat)
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Who plays: the contestants, then the newcomer, each of its own new owner (``owners``
+    by name, in that order; default ``owner0``, ``owner1``...), and the player of a seat."""
+
+    contestants: tuple[str, ...] = CONTESTANTS
+    newcomer: str = NEWCOMER
+    owners: tuple[str, ...] = ()
+    seat: Callable[[BotVersion, int], Player] = random_seat
+
+    def owner(self, number: int) -> str:
+        return self.owners[number] if self.owners else f"owner{number}"
+
+
 @dataclass(frozen=True)
 class LadderSite:
     ladder_id: int
@@ -44,11 +75,14 @@ class LadderSite:
     scheduled: int  # the newcomer's first placement match, not played
 
 
-def build(db: Database, runtime: Runtime) -> LadderSite:
+def build(db: Database, runtime: Runtime, cast: Cast = Cast()) -> LadderSite:
     pagat = TournamentSpec.from_options(rules="pagat", deals=1)
     ladder_id = open_ladder(db, pagat, placement_matches=PLACEMENT)
     open_ladder(db, TournamentSpec.from_options(rules="bhoos", deals=1))
-    bots = {name: contestant(db, runtime, name, i) for i, name in enumerate(CONTESTANTS)}
+    bots = {
+        name: contestant(db, runtime, name, cast.owner(i))
+        for i, name in enumerate(cast.contestants)
+    }
     with db.session(read_only=True) as s:
         tournament_id = s.get_one(Ladder, ladder_id).tournament_id
     played: list[int] = []
@@ -56,7 +90,7 @@ def build(db: Database, runtime: Runtime) -> LadderSite:
     for _ in range(MAX_BATCHES):
         matches = feed(db, runtime, ladder_id)
         for match_id in matches:
-            play(db, match_id)
+            play(db, match_id, cast.seat)
         played += matches
         snapshots += snapshot(db, tournament_id)
         with db.session(read_only=True) as s:
@@ -64,15 +98,16 @@ def build(db: Database, runtime: Runtime) -> LadderSite:
                 break
     else:
         raise AssertionError("the contestants were never all placed")
-    bots[NEWCOMER] = contestant(db, runtime, NEWCOMER, len(CONTESTANTS))
+    newcomer_owner = cast.owner(len(cast.contestants))
+    bots[cast.newcomer] = contestant(db, runtime, cast.newcomer, newcomer_owner)
     (scheduled,) = feed(db, runtime, ladder_id, depth=1)
     return LadderSite(ladder_id, tournament_id, bots, played, scheduled)
 
 
-def contestant(db: Database, runtime: Runtime, name: str, number: int) -> int:
+def contestant(db: Database, runtime: Runtime, name: str, owner_name: str) -> int:
     """A valid (not house) bot of its own new owner; its id."""
     with db.session() as s:
-        owner = create_user(s, f"owner{number}", PASSWORD)
+        owner = create_user(s, owner_name, PASSWORD)
         manifest = {"name": name, "version": "1"}
         version = add_bot_version(
             s, runtime.blobs, f"bot {name}".encode(), manifest, "valid", owner=owner
@@ -80,9 +115,10 @@ def contestant(db: Database, runtime: Runtime, name: str, number: int) -> int:
         return version.bot_id
 
 
-def play(db: Database, match_id: int) -> None:
-    """The scheduled match played by house bots, recorded as the match job records it."""
-    spec, _ = match_spec(db, match_id)
-    result = play_match(spec, [house_player("random", i) for i in range(4)])
+def play(db: Database, match_id: int, seat: Callable[[BotVersion, int], Player]) -> None:
+    """The scheduled match played by ``seat``'s players, recorded as the match job records
+    it."""
+    spec, versions = match_spec(db, match_id)
+    result = play_match(spec, [seat(v, i) for i, v in enumerate(versions)])
     with db.session() as s:
         record_result(s, claim_match(s, match_id, "test"), result, MATCH_SECONDS)
