@@ -111,6 +111,9 @@ def test_every_operation_is_there_with_what_the_document_says(page):
             assert param["name"] in text and words(param.get("description", "")) in text
         for status, answer in op["responses"].items():
             assert f"{status} {words(answer['description'])}" in text
+            for content in answer.get("content", {}).values():
+                ref = content["schema"].get("$ref", "")
+                assert ref.rsplit("/", 1)[-1] in text  # the body's schema, by name
         if "requestBody" in op:
             assert "Request body" in text
             assert all(media in text for media in op["requestBody"]["content"])
