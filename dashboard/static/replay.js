@@ -187,7 +187,7 @@
   }
 
   function renderTricks(view) {
-    const list = $("#tricks");
+    const list = $("#trick-list");
     const key = `${state.g}/${state.d}`;
     if (drawn.tricks !== key) {
       drawn.tricks = key;

@@ -168,7 +168,7 @@ def test_the_keys_work_whatever_control_was_clicked_last(page, replay):
         "bottom select": focused_choice("#follow", "2"),
         "speed select": focused_choice("#speed", "250"),
         "button": lambda: page.get_by_role("button", name="next step").click(),
-        "trick in the list": lambda: page.locator("#tricks button").nth(2).click(),
+        "trick in the list": lambda: page.locator("#trick-list button").nth(2).click(),
         "deal in the scoresheet": lambda: page.locator("#sheet .deal-jump").first.click(),
         "slider": lambda: page.locator("#slider").click(),
     }
@@ -394,7 +394,7 @@ def test_the_felt_marks_dealer_leader_turn_and_winner_apart(page, replay):
 def test_the_trick_list_jumps_to_a_trick(page, replay):
     deal = replay.record["games"][0]["deals"][1]
     visit(page, replay.url + "#g1-d2-s0")
-    rows = page.locator("#tricks button")
+    rows = page.locator("#trick-list button")
     assert rows.count() == 13
     third = deal["tricks"][2]
     assert rows.nth(2).locator(".card").all_inner_texts() == [label(c) for c in third["cards"]]
@@ -402,7 +402,7 @@ def test_the_trick_list_jumps_to_a_trick(page, replay):
     assert rows.nth(2).locator(".by").inner_text() == f"→ {winner}"
     rows.nth(2).click()
     at(page, 1, 2, 16)
-    assert page.locator("#tricks button[aria-current=step]").count() == 1
+    assert page.locator("#trick-list button[aria-current=step]").count() == 1
     assert rows.nth(2).get_attribute("aria-current") == "step"
     assert page.locator("#viewer .trick .card").all_inner_texts() == [
         label(c) for c in third["cards"]
