@@ -195,7 +195,8 @@ def _show_log(client: Client, status: dict) -> None:
     if not status.get("has_log"):
         return
     try:
-        lines = client.log(status["id"]).splitlines()[-LOG_LINES:]
+        # at "\n" only: splitlines() would also break at the RS that starts a marker line
+        lines = client.log(status["id"]).rstrip("\n").split("\n")[-LOG_LINES:]
     except ApiError as exc:
         click.echo(f"(its validation log is not readable: {exc})", err=True)
         return
