@@ -24,8 +24,11 @@ Intervals (95 %).  Cluster-robust over ``groups`` (each game its own group when 
 ``s`` and ``k`` are estimated jointly (least-squares and logistic estimating equations),
 their covariance is the stacked sandwich A⁻¹ (Σ_c u_c u_cᵀ) A⁻ᵀ · G/(G−1), with u_c the
 scores of group c and A the derivative of the equations, and the interval of each Elo is
-the delta method on ``k·(s − mean s)``.  The joint treatment matters: an error that
-stretches the margins is mostly undone by a smaller ``k``.  No random numbers, so the
+the variance of the product ``k·(s − mean s)`` for jointly normal factors: the delta
+method's terms plus the second-order ones (Var k·Var d + Cov²), without which bots that
+barely differ got intervals of a few Elo after twenty games and a ladder settled on them.
+The joint treatment matters: an error that stretches the margins is mostly undone by a
+smaller ``k``.  No random numbers, so the
 fit is order-independent bit for bit (the games are put in canonical order first).
 
 Cost: 0.24 s for 100,000 four-player games of 50 bots with intervals, as the Bradley–Terry
@@ -99,7 +102,7 @@ class _Fit:
         self.k = _scale(self.wins, self.s)
 
     def elo_sd(self) -> np.ndarray:
-        """Cluster-robust SD of each Elo (delta method on the stacked sandwich)."""
+        """Cluster-robust SD of each Elo (the product's variance on the stacked sandwich)."""
         n, k, s = len(self.t.bots), self.k, self.s
         a = np.zeros((n + 1, n + 1))
         a[:n, :n] = self.hess
@@ -109,10 +112,15 @@ class _Fit:
         bread = np.linalg.inv(a)
         g = self.t.n_groups
         cov = bread @ self._meat() @ bread.T * (g / (g - 1) if g > 1 else 1.0)
-        grad = np.zeros((n, n + 1))
-        grad[:, :n] = ELO_SCALE * k * (np.eye(n) - 1.0 / n)
-        grad[:, n] = ELO_SCALE * (s - s.mean())
-        sd: np.ndarray = np.sqrt(np.clip(np.einsum("ij,jk,ik->i", grad, cov, grad), 0.0, None))
+        centre = np.eye(n) - 1.0 / n
+        var_d = np.einsum("ij,jk,ik->i", centre, cov[:n, :n], centre)
+        cov_dk = centre @ cov[:n, n]
+        d, var_k = s - s.mean(), cov[n, n]
+        # Var(k·d) of jointly normal k and d, exactly: the delta method's first-order terms
+        # plus Var(k)·Var(d) + Cov(k, d)². The second-order part is what keeps bots that
+        # barely differ (k and d both near 0) from getting intervals of a few Elo.
+        var = k * k * var_d + d * d * var_k + 2 * k * d * cov_dk + var_k * var_d + cov_dk**2
+        sd: np.ndarray = ELO_SCALE * np.sqrt(np.clip(var, 0.0, None))
         return sd
 
     def _meat(self) -> np.ndarray:

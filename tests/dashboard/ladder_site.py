@@ -77,7 +77,8 @@ class LadderSite:
 
 def build(db: Database, runtime: Runtime, cast: Cast = Cast()) -> LadderSite:
     pagat = TournamentSpec.from_options(rules="pagat", deals=1)
-    ladder_id = open_ladder(db, pagat, placement_matches=PLACEMENT)
+    # random play in every seat: equal bots, so only separation may settle it (never, here)
+    ladder_id = open_ladder(db, pagat, placement_matches=PLACEMENT, settle_half_width=0.1)
     open_ladder(db, TournamentSpec.from_options(rules="bhoos", deals=1))
     bots = {
         name: contestant(db, runtime, name, cast.owner(i))
