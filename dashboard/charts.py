@@ -43,10 +43,8 @@ def nice_ticks(low: float, high: float) -> list[float]:
     """Round values from ``low`` to ``high`` (within them), at most ``MAX_TICKS``."""
     span = max(high - low, 1e-9)
     power = 10 ** math.floor(math.log10(span))
-    step = next(
-        (k * p for p in (power / 10, power, power * 10) for k in STEPS if span / (k * p) < MAX_TICKS),
-        span,
-    )
+    steps = (k * p for p in (power / 10, power, power * 10) for k in STEPS)
+    step = next((s for s in steps if span / s < MAX_TICKS), span)
     first = math.ceil(low / step) * step
     return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
 

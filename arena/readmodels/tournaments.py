@@ -214,12 +214,17 @@ def standings_table(s: Session, tournament_id: int) -> Standings:
 
 
 def tournament_choices(s: Session) -> list[tuple[int, str, str]]:
-    """(id, name, status), newest first: what a selector needs, without counting matches
-    (ladders aside)."""
+    """(id, name, state), newest first: what a selector needs, without counting matches
+    (ladders aside). A draft is "stopped" once a match of it left the pending state or a
+    run of it was stopped (``TournamentSummary.state``)."""
     query = select(Tournament.id, Tournament.name, Tournament.status).where(ORGANISED)
-    return [
-        (i, name, status) for i, name, status in s.execute(query.order_by(Tournament.id.desc()))
-    ]
+    rows = list(s.execute(query.order_by(Tournament.id.desc())))
+    drafts = [i for i, _, status in rows if status == "draft"]
+    played = select(Match.tournament_id).where(
+        Match.tournament_id.in_(drafts), Match.status != "pending"
+    )
+    stopped = set(s.scalars(played.distinct())) | _stopped_runs(s, drafts)
+    return [(i, name, "stopped" if i in stopped else status) for i, name, status in rows]
 
 
 def rating_history(s: Session, tournament_id: int) -> list[dict[str, Any]]:
