@@ -202,9 +202,9 @@ def _bar(elo: float, low: float, high: float, axis: tuple[float, float]) -> Bar:
 
 
 def _ticks(axis: tuple[float, float]) -> list[tuple[float, float]]:
-    """At most five round values: their labels must fit a 14rem axis side by side."""
+    """At most six round values: their labels must fit a 14rem axis side by side."""
     low, high = axis
-    steps = (10, 25, 50, 100, 200, 500, 1000, 2500, 5000, 10_000, 25_000)
-    step = next((s for s in steps if (high - low) / s <= 4), math.ceil((high - low) / 4))
+    steps = (10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 25_000)
+    step = next((s for s in steps if (high - low) / s <= 5), math.ceil((high - low) / 5))
     first = math.ceil(low / step) * step
     return [(v, _at(v, axis)) for v in range(int(first), int(high) + 1, step)]

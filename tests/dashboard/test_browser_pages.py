@@ -140,16 +140,22 @@ def test_the_standings_and_chart_on_a_phone(page, served, site):  # noqa: F811
     assert "∞" not in page.locator("table.board").inner_text()
     shoot(page, "leaderboard-phone-columns")
 
+    assert_apart(page.locator("table.board .ticks span"))  # the Elo axis's labels
+
     page.goto(f"{base}/tournaments/{site.tournament}")
     for axis in ("y-label", "x-label"):
-        labels = page.locator(f"svg.chart text.{axis}")
-        boxes = [labels.nth(i).bounding_box() for i in range(labels.count())]
-        assert len(boxes) >= 2, axis
-        for a, b in itertools.pairwise(boxes):
-            apart_x = a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-            apart_y = a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]
-            assert apart_x or apart_y, (axis, a, b)  # labels never run together
-        assert min(box["height"] for box in boxes) >= 9  # readable on the phone
+        assert_apart(page.locator(f"svg.chart text.{axis}"))
+
+
+def assert_apart(labels) -> None:
+    """At least two labels, each clear of the next one, and readable."""
+    boxes = [labels.nth(i).bounding_box() for i in range(labels.count())]
+    assert len(boxes) >= 2, labels
+    for a, b in itertools.pairwise(boxes):
+        apart_x = a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+        apart_y = a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]
+        assert apart_x or apart_y, (labels, a, b)  # labels never run together
+    assert min(box["height"] for box in boxes) >= 9, labels
 
 
 def test_dates_show_in_the_readers_zone_with_the_iso_kept(browser, served, site):  # noqa: F811
