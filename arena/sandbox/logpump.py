@@ -8,9 +8,12 @@ a byte the bot's own output is stripped of, so that no line the bot writes can p
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import select
+import struct
+import termios
 import threading
 import time
 from typing import BinaryIO
@@ -62,7 +65,10 @@ class _LogPump:
             if self._closed:
                 return
             try:
-                while chunk := self._read():
+                # what the pipe holds now, no more: a bot writing on would keep it full
+                left = struct.unpack("i", fcntl.ioctl(self._fd, termios.FIONREAD, b"\0" * 4))[0]
+                while left > 0 and (chunk := self._read(min(left, 65536))):
+                    left -= len(chunk)
                     self._emit(chunk)
             except OSError:
                 return  # the pump meets the same error and reports it
@@ -76,6 +82,8 @@ class _LogPump:
             self._copy(poller)
         except OSError:
             logger.exception("sandbox pid %d: log capture failed", self._pid)
+            with self._lock:
+                self._closed = True  # no more marks: they would read the pipe made blocking
             with contextlib.suppress(OSError):
                 os.set_blocking(fd, True)
                 while os.read(fd, 65536):  # never leave the bot blocked on a full pipe
@@ -110,10 +118,10 @@ class _LogPump:
             if self.truncated:
                 self._out.write(f"[arena: {self.dropped} bytes discarded]\n".encode())
 
-    def _read(self) -> bytes | None:
+    def _read(self, size: int = 65536) -> bytes | None:
         """What the pipe holds (b"": the writers are gone; None: nothing for now)."""
         try:
-            return os.read(self._fd, 65536)
+            return os.read(self._fd, size)
         except BlockingIOError:
             return None
 
