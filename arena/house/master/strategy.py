@@ -12,7 +12,8 @@ option can beat the leader by more than a twentieth of a point.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,6 +45,20 @@ CALL_POLICY = {"pagat": MODEL, "bhoos": SIGHTED}
 CALL_OPTIMISM = {"pagat": 0.0, "bhoos": 0.5}
 EXACT = 4  # cards in hand from which the seat's own later cards are searched exhaustively
 CARDS_PER_DEAL = 13
+# A batch of playouts: (samples, seed) -> the seat's deal score in tenths, options x samples.
+Batch = Callable[[int, int], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Valuation:
+    """One decision as the search sees it: ``scores[i, w]`` is the seat's deal score in
+    tenths if it takes ``options[i]``, on sampled deal ``w``. Every option is played out on
+    the same deals, so differences between options are paired. ``classes`` gives each legal
+    move the option searched for it (equivalent cards share one: ``equivalents``)."""
+
+    options: tuple[int, ...]  # calls, or Cards
+    scores: np.ndarray
+    classes: Mapping[int, int]
 
 
 def think_seconds(obs: Observation, decision_ms: int, time_left_ms: int, share: float) -> float:
@@ -85,6 +100,42 @@ class MasterBot(HouseBot):
     def call(self, obs: Observation) -> int:
         timing, self._time = self._time, None
         start = self.clock()
+        options, batch = self._call_batch(obs)
+        return options[self._search(obs, len(options), batch, start, timing)]
+
+    def play(self, obs: Observation) -> Card:
+        timing, self._time = self._time, None
+        legal = obs.legal_cards
+        if len(legal) == 1:
+            return legal[0]
+        start = self.clock()
+        know = infer(obs)
+        options = distinct(legal, know.unseen)
+        if len(options) == 1:
+            return options[0]
+        batch = self._play_batch(obs, options, know)
+        return options[self._search(obs, len(options), batch, start, timing)]
+
+    def valuation(self, obs: Observation) -> Valuation:
+        """Every option of the decision ``obs`` asks for, scored on ``samples`` sampled
+        deals (whole batches) with no early stop: what the search knows of each option,
+        not only which is best (``arena.analysis`` judges moves by it). Only ``obs`` is
+        read: the seat's view, never the hidden hands."""
+        classes: Mapping[int, int]
+        if obs.phase == CALLING:
+            calls, batch = self._call_batch(obs)
+            classes = {call: call for call in calls}
+        else:
+            know = infer(obs)
+            classes = equivalents(obs.legal_cards, know.unseen)
+            batch = self._play_batch(obs, distinct(obs.legal_cards, know.unseen), know)
+        options = tuple(dict.fromkeys(classes.values()))
+        runs = [batch(BATCH, self._rng.getrandbits(31)) for _ in range(-(-self.samples // BATCH))]
+        return Valuation(options, np.concatenate(runs, axis=1).astype(float), classes)
+
+    # -- playouts of one decision ------------------------------------------------------
+    def _call_batch(self, obs: Observation) -> tuple[list[int], Batch]:
+        """The calls open to the seat, and the batch that scores each on sampled deals."""
         options = list(obs.legal_calls)
         know = infer(obs)
         rules = obs.rules
@@ -115,18 +166,10 @@ class MasterBot(HouseBot):
             scores += optimism * np.take_along_axis(tables, more, axis=1)
             return scores
 
-        return options[self._search(obs, len(options), batch, start, timing)]
+        return options, batch
 
-    def play(self, obs: Observation) -> Card:
-        timing, self._time = self._time, None
-        legal = obs.legal_cards
-        if len(legal) == 1:
-            return legal[0]
-        start = self.clock()
-        know = infer(obs)
-        options = distinct(legal, know.unseen)
-        if len(options) == 1:
-            return options[0]
+    def _play_batch(self, obs: Observation, options: Sequence[int], know: Inference) -> Batch:
+        """The batch that scores each of ``options`` (cards) on sampled deals."""
         table = score_table(obs)
         calls = np.array([c or 0 for c in obs.calls], np.int64)
         deals = self._reader(obs, know)
@@ -140,11 +183,11 @@ class MasterBot(HouseBot):
             won = play(np.tile(hands, (k, 1)), rows, first)
             return table[won[:, obs.seat]].reshape(k, n)
 
-        return options[self._search(obs, len(options), batch, start, timing)]
+        return batch
 
     # -- search ------------------------------------------------------------------------
     def _search(
-        self, obs: Observation, k: int, batch, start: float, timing: tuple[int, int] | None
+        self, obs: Observation, k: int, batch: Batch, start: float, timing: tuple[int, int] | None
     ) -> int:
         """Index of the option with the best mean score over sampled batches: until
         the think time of ``timing`` (decision_ms, time_left_ms) is spent, or without one up
@@ -276,15 +319,23 @@ def _settled(totals: np.ndarray, sq: np.ndarray, n: int) -> bool:
     return True
 
 
-def distinct(legal: tuple[Card, ...], unseen: int) -> list[Card]:
-    """The legal cards up to equivalence: two cards of a suit with no unseen card between
-    them win and lose the same tricks, so only the lowest of such a run is searched."""
-    out: list[Card] = []
+def equivalents(legal: tuple[Card, ...], unseen: int) -> dict[int, Card]:
+    """Each legal card's class: two cards of a suit with no unseen card between them win and
+    lose the same tricks, so a run of such cards is stood for by its lowest."""
+    out: dict[int, Card] = {}
+    lowest: Card | None = None
     for card in sorted(legal):
-        if out:
-            prev = out[-1]
-            between = ABOVE[prev] & ~ABOVE[card] & ~(1 << card)
-            if SUIT_OF[prev] == SUIT_OF[card] and not unseen & between:
-                continue
-        out.append(card)
+        if lowest is None or SUIT_OF[lowest] != SUIT_OF[card] or unseen & between(lowest, card):
+            lowest = card
+        out[card] = lowest
     return out
+
+
+def between(low: int, high: int) -> int:
+    """The cards strictly between ``low`` and ``high`` of one suit."""
+    return ABOVE[low] & ~ABOVE[high] & ~(1 << high)
+
+
+def distinct(legal: tuple[Card, ...], unseen: int) -> list[Card]:
+    """The legal cards up to equivalence (``equivalents``): only these are searched."""
+    return list(dict.fromkeys(equivalents(legal, unseen).values()))
