@@ -17,6 +17,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
 DEFAULT_SUBMISSIONS_PER_HOUR = 20
+DEFAULT_ANALYSES_PER_HOUR = 10  # match analyses per user (organisers: no limit)
 DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minutes is lost
 DEFAULT_STORAGE_QUOTA = 256 * 1024 * 1024  # four uploads at the cap, hundreds of usual bots
 DEFAULT_LEASE_S = 60.0
@@ -46,6 +47,8 @@ class Settings:
     Celery workers (else in the web process's own background thread);
     ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
     ``submissions_per_hour``: uploads per user per hour (``ARENA_SUBMISSIONS_PER_HOUR``);
+    ``analyses_per_hour``: match analyses a user may ask for per hour
+    (``ARENA_ANALYSES_PER_HOUR``; organisers have no limit);
     ``pending_timeout_s``: seconds after which a version still pending has lost its
     validation and a sweep starts it again (``ARENA_PENDING_TIMEOUT``);
     ``storage_quota``: bytes of archives each user's bots may take in the database
@@ -75,6 +78,7 @@ class Settings:
     broker_configured: bool = False
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
+    analyses_per_hour: int = DEFAULT_ANALYSES_PER_HOUR
     pending_timeout_s: float = DEFAULT_PENDING_TIMEOUT_S
     storage_quota: int = DEFAULT_STORAGE_QUOTA
     sandbox_mode: str = "auto"
@@ -111,6 +115,9 @@ class Settings:
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(
                 env, "ARENA_SUBMISSIONS_PER_HOUR", int, DEFAULT_SUBMISSIONS_PER_HOUR, minimum=1
+            ),
+            analyses_per_hour=_number(
+                env, "ARENA_ANALYSES_PER_HOUR", int, DEFAULT_ANALYSES_PER_HOUR, minimum=1
             ),
             pending_timeout_s=_number(
                 env, "ARENA_PENDING_TIMEOUT", float, DEFAULT_PENDING_TIMEOUT_S, minimum=1

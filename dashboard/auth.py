@@ -25,7 +25,7 @@ from flask.sessions import SecureCookieSessionInterface
 from arena.accounts.secret import secret_key
 from arena.accounts.sessions import SESSION_DAYS, close_session, open_session, session_user
 from arena.config import Settings
-from arena.store import User, user_for_token
+from arena.store import User, user_for_token, users
 from dashboard.db import database
 from dashboard.db import session as db_session
 from dashboard.submitting import cap_request
@@ -141,5 +141,4 @@ def admin_required(view: Callable) -> Callable:
 
 def may_see_logs(owner_id: int | None) -> bool:
     """The owner of a bot and organisers read its logs; nobody else."""
-    user = current_user()
-    return user is not None and (user.admin or (owner_id is not None and user.id == owner_id))
+    return users.may_see_logs(current_user(), owner_id)

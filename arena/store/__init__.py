@@ -7,6 +7,7 @@ Services are plain functions taking a ``Session``; the caller owns the transacti
         lease = claim_match(s, match_id, "worker-1")
 """
 
+from arena.store.analyses import AnalysisLease, claim_analysis, get_analysis
 from arena.store.archives import cached_archive, get_archive, put_archive
 from arena.store.blobs import BlobStore, pack_directory, sha256_hex
 from arena.store.bots import (
@@ -46,6 +47,7 @@ from arena.store.models import (
     GameScore,
     LiveRecord,
     Match,
+    MatchAnalysis,
     MatchFault,
     RatingSnapshot,
     Replay,
@@ -84,6 +86,7 @@ from arena.store.users import (
 )
 
 __all__ = [
+    "AnalysisLease",
     "ApiToken",
     "Base",
     "BlobStore",
@@ -98,6 +101,7 @@ __all__ = [
     "Lease",
     "LiveRecord",
     "Match",
+    "MatchAnalysis",
     "MatchFault",
     "QuotaExceeded",
     "RatingSnapshot",
@@ -114,6 +118,7 @@ __all__ = [
     "bot_logs",
     "cached_archive",
     "check_password",
+    "claim_analysis",
     "claim_match",
     "claimable_matches",
     "create_tournament",
@@ -122,6 +127,7 @@ __all__ = [
     "find_bot_version",
     "free_rejected_archives",
     "game_rows",
+    "get_analysis",
     "get_archive",
     "get_match",
     "get_tournament",

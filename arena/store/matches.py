@@ -1,31 +1,27 @@
 """The life of a match row: pending → running (under a lease) → done or failed.
 
-A claim writes the worker, a fresh attempt token and a lease expiry. A match can be claimed
-when it is pending or when its lease has expired (its worker was lost); a running match
-renews its lease, and only the holder of the current token may record the result or give
-the match back. After ``max_attempts`` claims a match whose worker keeps vanishing ends
-``failed`` with the reason, and ``retry_failed`` puts it back.
-
-State changes are single ``UPDATE ... WHERE`` statements: the database decides which of two
-racing workers wins, and the loser sees ``rowcount == 0``. Lease times come from the
-workers' clocks (UTC), so keep them in sync (NTP) to well within a lease.
+Matches are leased as ``arena.store.leases`` describes (a claim, a lease renewed while the
+match is played, only the current attempt's token records the result or gives the match
+back). After ``max_attempts`` claims a match whose worker keeps vanishing ends ``failed``
+with the reason, and ``retry_failed`` puts it back.
 """
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from arena.config import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS
+from arena.store import leases
 from arena.store.db import rowcount
 from arena.store.errors import StoreError
+from arena.store.leases import MAX_REASON, Leased
 from arena.store.models import MATCH_STATUSES, LiveRecord, Match, utcnow
 
-MAX_REASON = 2000
+MATCHES = Leased(Match, "pending", "match")
 
 
 @dataclass(frozen=True)
@@ -45,10 +41,9 @@ def get_match(s: Session, match_id: int) -> Match:
     return match
 
 
-def claimable(now: datetime):
+def claimable(now: datetime) -> ColumnElement[bool]:
     """Pending, or running under a lease that has run out."""
-    expired = and_(Match.status == "running", Match.lease_expires_at < now)
-    return or_(Match.status == "pending", expired)
+    return MATCHES.claimable(now)
 
 
 def claimable_matches(s: Session, tournament_id: int) -> list[int]:
@@ -84,57 +79,22 @@ def claim_match(
     up the match ends ``failed`` instead of being claimed again.
     """
     now = utcnow()
-    token = secrets.token_hex(16)
-    claimed = s.execute(
-        update(Match)
-        .where(Match.id == match_id, claimable(now), Match.attempts < max_attempts)
-        .execution_options(synchronize_session="fetch")  # no naive/aware compare in Python
-        .values(
-            status="running",
-            attempts=Match.attempts + 1,
-            worker=worker[:128],
-            attempt_token=token,
-            lease_expires_at=now + timedelta(seconds=lease_s),
-            started_at=now,
-        )
-    )
-    if rowcount(claimed) == 1:
-        attempts = s.execute(select(Match.attempts).where(Match.id == match_id)).scalar_one()
-        return Lease(match_id, token, worker[:128], attempts)
-    _give_up_if_exhausted(s, match_id, now, max_attempts)
-    return None
-
-
-def _give_up_if_exhausted(s: Session, match_id: int, now: datetime, max_attempts: int) -> None:
-    """A claimable match whose attempts are used up ends failed, with the reason."""
-    match = get_match(s, match_id)  # raises for an unknown id
-    lost = f"; the last one ({match.worker}) stopped reporting" if match.status == "running" else ""
-    reason = match.reason or f"gave up after {match.attempts} attempts{lost}"
-    failed = s.execute(
-        update(Match)
-        .where(Match.id == match_id, claimable(now), Match.attempts >= max_attempts)
-        .execution_options(synchronize_session="fetch")
-        .values(status="failed", reason=reason[:MAX_REASON], finished_at=now, attempt_token=None)
-    )
-    if rowcount(failed) == 1:
+    taken = leases.claim(s, MATCHES, match_id, worker, now, lease_s, max_attempts)
+    if taken is not None:
+        return Lease(match_id, taken[0], worker[:128], taken[1])
+    if leases.give_up_if_exhausted(s, MATCHES, match_id, now, max_attempts):
         drop_live_record(s, match_id)
+    return None
 
 
 def renew_lease(s: Session, lease: Lease, lease_s: float = DEFAULT_LEASE_S) -> bool:
     """Push the lease's expiry on; False when the attempt is no longer the current one."""
-    renewed = s.execute(
-        update(Match)
-        .where(held(lease))
-        .values(lease_expires_at=utcnow() + timedelta(seconds=lease_s))
-    )
-    return rowcount(renewed) == 1
+    return leases.renew(s, MATCHES, lease.match_id, lease.token, lease_s)
 
 
-def held(lease: Lease):
+def held(lease: Lease) -> ColumnElement[bool]:
     """``lease`` is the match's current attempt."""
-    return and_(
-        Match.id == lease.match_id, Match.status == "running", Match.attempt_token == lease.token
-    )
+    return MATCHES.held(lease.match_id, lease.token)
 
 
 def release_match(

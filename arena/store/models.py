@@ -46,6 +46,7 @@ TOURNAMENT_STATUSES = ("draft", "running", "done")
 # recovery, results, replays and logs serve it unchanged; it never ends.
 TOURNAMENT_KINDS = ("tournament", "ladder")
 MATCH_STATUSES = ("pending", "running", "done", "failed")
+ANALYSIS_STATUSES = ("queued", "running", "done", "failed")
 
 
 def utcnow() -> datetime:
@@ -260,6 +261,52 @@ class Match(Base):
     unsandboxed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # When it was scheduled (NULL: before 0013): a ladder's matches-per-hour cap counts these.
     created_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class MatchAnalysis(Base):
+    """The master's verdict on every decision of one entrant of a finished match
+    (``arena.analysis``; table ``analyses``), with ``samples`` sampled deals per decision
+    from ``seed``: one row per (match, entrant, samples, seed), asked for by a user
+    (``requested_by``; NULL: the command line). Workers take it under a lease as they take
+    matches (``arena.store.leases``); ``result`` is the analysis document once done, and its
+    summary is kept in columns for the bot page (losses in points per decision)."""
+
+    __tablename__ = "analyses"
+    __table_args__ = (
+        UniqueConstraint("match_id", "entrant", "samples", "seed"),
+        _one_of("status", ANALYSIS_STATUSES),
+        Index(None, "requested_by", "requested_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"))
+    entrant: Mapped[int]
+    # the entrant's bot version (the match's seats[entrant]), for the bot page
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    samples: Mapped[int]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16), default="queued")
+    progress_done: Mapped[int] = mapped_column(Integer, default=0)
+    progress_total: Mapped[int | None] = mapped_column(Integer)  # decisions; None until started
+    requested_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    requested_at: Mapped[datetime] = _created()
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(128))
+    attempt_token: Mapped[str | None] = mapped_column(String(32))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # job last sent
+    reason: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
+    decisions: Mapped[int | None] = mapped_column(Integer)  # those with a choice, the bot's own
+    mean_loss: Mapped[float | None] = mapped_column(Float)
+    mean_loss_se: Mapped[float | None] = mapped_column(Float)
+    call_loss: Mapped[float | None] = mapped_column(Float)
+    card_loss: Mapped[float | None] = mapped_column(Float)
+    inaccuracies: Mapped[int | None] = mapped_column(Integer)
+    mistakes: Mapped[int | None] = mapped_column(Integer)
+    blunders: Mapped[int | None] = mapped_column(Integer)
 
 
 class Ladder(Base):

@@ -21,6 +21,12 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 MIN_PASSWORD = 8
 
 
+def may_see_logs(user: User | None, owner_id: int | None) -> bool:
+    """The owner of a bot and organisers read its logs (and have its play analysed);
+    nobody else."""
+    return user is not None and (user.admin or (owner_id is not None and user.id == owner_id))
+
+
 def hash_password(password: str) -> str:
     """``scrypt$n$r$p$salt$hash`` (hex), one string so the parameters travel with the hash."""
     salt = secrets.token_bytes(16)

@@ -70,14 +70,22 @@ def _start_queued(db: Database, tournament_id: int, queue: MatchQueue) -> Tourna
 
 
 def _start_process(db: Database, runtime: Runtime, tournament_id: int) -> TournamentRun:
+    args = ["tournament", "run", str(tournament_id)]
+    pid = start_command(db, runtime, args, f"tournament-{tournament_id}.log")
+    return _record(db, tournament_id, "embedded", pid)
+
+
+def start_command(db: Database, runtime: Runtime, args: list[str], log_name: str) -> int:
+    """``arena ARGS`` on ``db`` as a process of its own session, which outlives the request
+    and the web worker (its output goes to the runs log ``log_name``); its pid."""
     settings = runtime.settings
     env = {**os.environ, **settings.environment()}
     env["ARENA_DATABASE_URL"] = db.url.render_as_string(hide_password=False)
-    log = runtime.log_dir("runs", f"tournament-{tournament_id}.log")
+    log = runtime.log_dir("runs", log_name)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "arena", "tournament", "run", str(tournament_id)],
+            [sys.executable, "-m", "arena", *args],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -85,8 +93,8 @@ def _start_process(db: Database, runtime: Runtime, tournament_id: int) -> Tourna
             start_new_session=True,  # its own process group: SIGINT reaches it and its pool
         )
     # Reap it when it ends, so its pid never lingers as a zombie that looks alive.
-    threading.Thread(target=proc.wait, name=f"run-{tournament_id}", daemon=True).start()
-    return _record(db, tournament_id, "embedded", proc.pid)
+    threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
+    return proc.pid
 
 
 def _record(db: Database, tournament_id: int, backend: str, pid: int | None) -> TournamentRun:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import logging
 import shutil
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -32,10 +31,11 @@ from arena.store import (
     get_tournament,
     record_result,
     release_match,
-    renew_lease,
     save_live_record,
 )
 from arena.store.db import database_down, outage_text
+from arena.store.leases import kept, repeating
+from arena.store.matches import MATCHES
 from arena.tournaments.background import run_under_way
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot_if_due
@@ -187,16 +187,9 @@ def captured_logs(log_dir: Path, versions: list[BotVersion]) -> dict[int, str]:
     return logs
 
 
-@contextmanager
-def keep_lease(db: Database, lease: Lease, lease_s: float) -> Iterator[None]:
+def keep_lease(db: Database, lease: Lease, lease_s: float) -> AbstractContextManager[None]:
     """Renew the lease every third of its length while the block runs."""
-
-    def renew() -> bool:
-        with db.session() as s:
-            return not renew_lease(s, lease, lease_s)  # taken over: the result will be late
-
-    with repeating(renew, lease_s / 3, f"lease-{lease.match_id}"):
-        yield
+    return kept(db, MATCHES, lease.match_id, lease.token, lease_s)
 
 
 @contextmanager
@@ -215,26 +208,3 @@ def watch_for_stop(db: Database, match_id: int) -> Iterator[None]:
 
     with repeating(watch, STOP_POLL_S, f"stop-{match_id}"):
         yield
-
-
-@contextmanager
-def repeating(step: Callable[[], bool], every_s: float, name: str) -> Iterator[None]:
-    """Call ``step`` every ``every_s`` seconds in a thread while the block runs, until it
-    returns True. A step that fails (the database away for a moment) is tried again."""
-    done = threading.Event()
-
-    def loop() -> None:
-        while not done.wait(every_s):
-            try:
-                if step():
-                    return
-            except Exception:
-                continue
-
-    thread = threading.Thread(target=loop, name=name, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join()
