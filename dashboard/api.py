@@ -1,15 +1,20 @@
 """The JSON API under /api/v1/, described by openapi.json beside this module: read-only
-views for everybody, bot uploads with an API token, and an organiser's ladder switches."""
+views for everybody, bot uploads and match analyses with an API token, and an organiser's
+ladder switches."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict
 from pathlib import Path
 
-from flask import Blueprint, abort, jsonify, render_template, request, url_for
+from flask import Blueprint, abort, current_app, jsonify, render_template, request, url_for
 from werkzeug.http import parse_options_header
 
+from arena import analysis_runs
+from arena.analysis import DEFAULT_SAMPLES
+from arena.analysis_runs import AnalysisRefused, Dispatch, analysis_detail, match_analyses
 from arena.ladders.entrants import change_ladder
 from arena.players.player import public_reason
 from arena.readmodels.bots import bot_list, bot_page
@@ -23,13 +28,16 @@ from arena.readmodels.tournaments import (
     tournament_page,
     tournament_summary,
 )
+from arena.runtime import Runtime
+from arena.store import Database, get_match
 from arena.submissions import SubmissionError, set_retired, submission_status, version_log
+from arena.tournaments.background import start_command
 from arena.tournaments.cache import CACHE
 from dashboard.api_docs import groups, prose, ref_name
 from dashboard.db import session
 from dashboard.matches import finished_record, record_or_409
 from dashboard.params import match_filter, scope
-from dashboard.submitting import cap_request, database, submit
+from dashboard.submitting import cap_request, database, runtime, submit
 from dashboard.tokens import bearer_user
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -222,3 +230,76 @@ def version_log_text(version_id: int):
     user = bearer_user()
     log = version_log(database(), version_id, user.id, admin=user.admin)
     return jsonify({"id": version_id, "log": log})
+
+
+@api.route("/matches/<int:match_id>/analyses", methods=["GET", "POST"])
+def analyses(match_id: int):
+    """The match's analyses; a POST asks for one. One rule for both methods: werkzeug
+    answers 405, not 404, for an id beyond range on a path two rules share."""
+    if request.method == "POST":
+        return _request_analysis(match_id)
+    return jsonify(match_analyses(session(), match_id))
+
+
+def _request_analysis(match_id: int):
+    """Have the master judge an entrant's decisions (its bot's owner or an organiser)."""
+    user = bearer_user()
+    get_match(session(), match_id)  # an unknown match is a 404 whatever the body
+    entrant, samples = _analysis_asked(request.get_json(silent=True))
+    settings = runtime().settings
+    row = analysis_runs.request(
+        database(),
+        match_id,
+        entrant,
+        samples,
+        user,
+        dispatch=_analyses(),
+        per_hour=settings.analyses_per_hour,
+        lease_s=settings.lease_s,
+    )
+    where = url_for("api.analysis", analysis_id=row.id, _external=True)
+    status = 200 if row.status == "done" else 202
+    return jsonify(analysis_runs.listed(row)), status, {"Location": where}
+
+
+def _analysis_asked(body: object) -> tuple[int, int]:
+    """The entrant and samples of a request's JSON body."""
+    if not isinstance(body, dict):
+        raise AnalysisRefused('send a JSON object: {"entrant": 0, "samples": 512}')
+    asked = {"entrant": body.get("entrant"), "samples": body.get("samples", DEFAULT_SAMPLES)}
+    for name, value in asked.items():
+        if type(value) is not int:
+            raise AnalysisRefused(f"{name} must be a whole number, not {json.dumps(value)}")
+    return asked["entrant"], asked["samples"]
+
+
+def _analyses() -> Dispatch:
+    """Celery workers when ``ARENA_BROKER_URL`` is set, else a process of its own per
+    analysis (``arena analysis-job ID``), as an organiser's start runs a tournament."""
+    if "arena_analyses" not in current_app.extensions:
+        db, here = database(), runtime()
+        chosen: Dispatch = functools.partial(_detached, db, here)
+        if here.settings.broker_configured:
+            from workers.client.analyses import CeleryAnalyses  # Celery only with a broker
+
+            chosen = CeleryAnalyses(db)
+        current_app.extensions["arena_analyses"] = chosen
+    return current_app.extensions["arena_analyses"]
+
+
+def _detached(db: Database, here: Runtime, analysis_id: int) -> int:
+    return start_command(
+        db, here, ["analysis-job", str(analysis_id)], f"analysis-{analysis_id}.log"
+    )
+
+
+@api.errorhandler(AnalysisRefused)
+def analysis_refused(exc: AnalysisRefused):
+    headers = {} if exc.retry_after is None else {"Retry-After": str(exc.retry_after)}
+    return jsonify({"error": str(exc)}), exc.status, headers
+
+
+@api.get("/analyses/<int:analysis_id>")
+def analysis(analysis_id: int):
+    """Its status and progress; every verdict once done."""
+    return jsonify(analysis_detail(session(), analysis_id))

@@ -21,6 +21,7 @@ from celery.signals import worker_init, worker_ready
 from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import DBAPIError
 
+from arena import analysis_runs
 from arena.config import Settings
 from arena.ladders.feed import feed, feed_all
 from arena.registry import validate_stored
@@ -32,7 +33,13 @@ from arena.store.ladders import ladder_of_tournament
 from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
-from arena.tournaments.dispatch import finish_if_over, matches_to_send, recover, recovery_every_s
+from arena.tournaments.dispatch import (
+    DEFAULT_QUEUE,
+    finish_if_over,
+    matches_to_send,
+    recover,
+    recovery_every_s,
+)
 from arena.tournaments.executor import worker_name
 from arena.tournaments.run import OUTAGE_WAIT_S, play_until_stopped
 from workers.app import app, queue_idle
@@ -41,6 +48,9 @@ RETRY_S = 2.0  # pause before another attempt after a platform error
 TURN_WAIT_S = 5.0  # before trying again a validation whose owner has one running
 OUTAGE_HOLD_S = 60.0  # a job waits this long for the database before going back to the queue
 OUTAGE_BACKOFF_S = 60.0  # the longest countdown of a job sent back for an outage
+# Analyses go where Python bots' matches go: every such worker built the master's compiled
+# search at its start (``arena worker``), which an analysis runs in the worker's own process.
+ANALYSIS_QUEUE = DEFAULT_QUEUE
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 _context: tuple[int, Database, Runtime] | None = None
@@ -172,10 +182,15 @@ def _tick_due(lease_s: float) -> bool:
 def send_match(match_id: int, queue: str) -> bool:
     """Send one match's job; False when the broker is away (the match is marked sent: the
     recovery sends it again once the mark is a lease old)."""
+    return _send(run_match_task, match_id, queue, "match")
+
+
+def _send(task: Task, job_id: int, queue: str, what: str) -> bool:
+    """Send ``task``'s job for ``job_id``; False, with a warning, when the broker is away."""
     try:
-        run_match_task.apply_async((match_id,), queue=queue)
+        task.apply_async((job_id,), queue=queue)
     except BrokerError as exc:
-        log.warning("could not send match %s (%s); it will be sent again", match_id, exc)
+        log.warning("could not send %s %s (%s); it will be sent again", what, job_id, exc)
         return False
     return True
 
@@ -217,18 +232,22 @@ def recovery(db: Database, runtime: Runtime) -> str:
     """Top the ladders' queues up (``arena.ladders.feed``), send the new matches and again
     those whose job or worker was lost, finish the tournaments that are over
     (``arena.tournaments.dispatch.recover``), restart lost validations
-    (``arena.submissions.sweep``). Safe on many hosts at once. What it did, in a line."""
+    (``arena.submissions.sweep``), send again lost analyses (``arena.analysis_runs``).
+    Safe on many hosts at once. What it did, in a line."""
     from arena.submissions.sweep import requeue_stale
 
     settings = runtime.settings
     fed = feed_all(db, runtime)
-    sent = recover(db, settings.lease_s, idle_queues(), send_match)
+    idle = idle_queues()
+    sent = recover(db, settings.lease_s, idle, send_match)
     timeout = timedelta(seconds=settings.pending_timeout_s)
     restarted = requeue_stale(db, _validations(db, runtime), timeout)
+    analyses = analysis_runs.recover(db, settings.lease_s, idle(ANALYSIS_QUEUE), send_analysis)
     # "N matches sent again" leads: the recovery test reads it in the workers' logs
     return (
         f"{sum(sent.values())} matches sent again (or first: new ladder matches), "
-        f"{sum(fed.values())} ladder matches scheduled, {len(restarted)} validations restarted"
+        f"{sum(fed.values())} ladder matches scheduled, {len(restarted)} validations restarted, "
+        f"{analyses} analyses sent again"
     )
 
 
@@ -261,3 +280,20 @@ def _validate(task: Task, version_id: int) -> str:
 def _end_turn(db: Database, version_id: int) -> None:
     with db.session() as s:
         end_turn(s, version_id)
+
+
+@app.task(bind=True, name="arena.analyse", max_retries=None)
+def analyse_task(self: Task, analysis_id: int) -> str:
+    """Work out one match analysis (``arena.analysis_runs.run``): stored once, whichever
+    worker finishes it. A job whose analysis another worker holds ends ``skipped``: if that
+    worker is lost, the recovery sends the analysis again once its lease has run out."""
+    db, runtime = context()
+    return through_outages(
+        self, lambda: analysis_runs.run(db, analysis_id, worker_name(), runtime.settings)
+    )
+
+
+def send_analysis(analysis_id: int) -> bool:
+    """Send one analysis's job; False when the broker is away (the analysis is marked sent:
+    the recovery sends it again once the mark is a lease old)."""
+    return _send(analyse_task, analysis_id, ANALYSIS_QUEUE, "analysis")

@@ -26,7 +26,7 @@ from arena.store.models import MatchAnalysis, as_utc, utcnow
 from arena.store.users import may_see_logs
 
 MIN_SAMPLES = 2 * BATCH  # a standard error needs two batches
-MAX_SAMPLES = 4096  # eight times the default: minutes per match on a worker
+MAX_SAMPLES = 4096  # a few minutes of a worker per entrant of a long match
 WINDOW = timedelta(hours=1)
 # Starts working out an analysis (its id) and returns at once: the workers' queue
 # (``workers.client.analyses``) or a process of its own (``arena analysis-job``).

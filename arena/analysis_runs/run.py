@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from arena.analysis import Analysis, analyse
-from arena.config import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS
+from arena.config import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, Settings
 from arena.house.master import cache as master_cache
 from arena.store import Database, load_replay
 from arena.store.analyses import (
@@ -50,14 +50,15 @@ def run(
     db: Database,
     analysis_id: int,
     worker: str,
-    *,
-    lease_s: float = DEFAULT_LEASE_S,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    settings: Settings | None = None,
     on_progress: Progress | None = None,
 ) -> str:
-    """Claim, work out and store one analysis. Returns ``done``; ``skipped`` (done, failed
-    or leased to another worker); ``failed`` (the analysis raised: the reason is stored);
-    ``late`` (the lease was lost meanwhile: the attempt that took over stores it)."""
+    """Claim, work out and store one analysis (under the lease and attempts of
+    ``settings``). Returns ``done``; ``skipped`` (done, failed or leased to another
+    worker); ``failed`` (the analysis raised: the reason is stored); ``late`` (the lease
+    was lost meanwhile: the attempt that took over stores it)."""
+    lease_s = DEFAULT_LEASE_S if settings is None else settings.lease_s
+    max_attempts = DEFAULT_MAX_ATTEMPTS if settings is None else settings.max_attempts
     master_cache.ensure_built()  # before the claim: a cold build takes longer than a lease
     with db.session() as s:
         lease = claim_analysis(s, analysis_id, worker, lease_s, max_attempts)
@@ -156,22 +157,13 @@ def work_out(
     db: Database,
     analysis_id: int,
     worker: str,
-    *,
-    lease_s: float = DEFAULT_LEASE_S,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    settings: Settings | None = None,
     on_progress: Progress | None = None,
 ) -> str:
     """``run`` until the analysis is done or failed: while another worker holds it, follow
     its progress, and take it over if that worker is lost. Its final status."""
     while True:
-        status = run(
-            db,
-            analysis_id,
-            worker,
-            lease_s=lease_s,
-            max_attempts=max_attempts,
-            on_progress=on_progress,
-        )
+        status = run(db, analysis_id, worker, settings, on_progress)
         with db.session(read_only=True) as s:
             row = get_analysis(s, analysis_id)
         if row.status in ("done", "failed"):

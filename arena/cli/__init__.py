@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from arena.cli.analyse import analyse_command, analysis_job
 from arena.cli.audit import audit_command
 from arena.cli.bots import bot
 from arena.cli.dashboard import dashboard
@@ -36,6 +37,8 @@ COMMANDS = (
     setup,
     play,
     replay,
+    analyse_command,
+    analysis_job,
     bot,
     tournament,
     ladder,

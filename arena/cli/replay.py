@@ -10,6 +10,7 @@ import click
 from rich.console import Console
 
 from arena.bots.factory import make_player
+from arena.cli.analyse import Verdicts, print_verdicts, stored_verdicts
 from arena.cli.context import runtime_and_db, user_errors
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RecordError, check_game_record, validate_record
@@ -62,16 +63,26 @@ def export(match_id: int, output: Path | None) -> None:
 @click.option("--game", "game_no", type=click.IntRange(1), help="Only this game (from 1).")
 @click.option("--deal", "deal_no", type=click.IntRange(1), help="Only this deal (from 1).")
 @click.option("--hands", is_flag=True, help="Show each seat's dealt hand too.")
-def show(source: str, game_no: int | None, deal_no: int | None, hands: bool) -> None:
+@click.option(
+    "--analysis",
+    is_flag=True,
+    help="After each deal, the master's verdict on each analysed entrant's decisions "
+    "(SOURCE a match id; `arena analyse MATCH_ID` makes them).",
+)
+def show(
+    source: str, game_no: int | None, deal_no: int | None, hands: bool, analysis: bool
+) -> None:
     """Print a match record deal by deal, as `arena play` does. SOURCE is a record file (from
     `arena play --replay` or `replay export`) or the id of a finished tournament match."""
     path = Path(source)
-    if path.is_file():
+    if path.is_file() and not analysis:
         record = _read_record(path)
     elif source.isdigit():
         record = json.loads(_stored_record(int(source)))
     else:
-        raise click.ClickException(f"{source}: no such record file, and not a match id")
+        what = "a match id (analyses are stored)" if analysis else "not a match id"
+        raise click.ClickException(f"{source}: no such record file, and {what}")
+    verdicts = _stored_verdicts(int(source)) if analysis else {}
     games = record.get("games") if isinstance(record, dict) else None
     if not isinstance(games, list):
         raise click.ClickException(f"{source}: not a match record (no games)")
@@ -88,10 +99,11 @@ def show(source: str, game_no: int | None, deal_no: int | None, hands: bool) -> 
         if deal_no is not None and deal_no > len(deals):
             raise click.ClickException(f"{source}: a game has {plural(len(deals), 'deal')}")
         names = unique_names(game_record["players"])
-        for deal in deals:
+        for d, deal in enumerate(deals):
             if deal_no is None or deal.index + 1 == deal_no:
                 for line in deal_lines(g, deal, names, hands=hands):
                     console.print(line, highlight=False)
+                print_verdicts(console, verdicts, g, d, unique_names(record["players"]))
     if game_no is None and deal_no is None:
         tenths = [round(10 * t) for t in record["totals"]]
         forfeited = ["yes" if f else "" for f in record.get("forfeited", [False] * 4)]
@@ -101,6 +113,18 @@ def show(source: str, game_no: int | None, deal_no: int | None, hands: bool) -> 
         if (game_no is None or fault.get("game") == game_no - 1) and deal_no is None:
             who = literal(unique_names(record["players"])[fault["entrant"]])
             console.print(f"[yellow]fault[/] {who} {fault['kind']}: {literal(fault['reason'])}")
+
+
+def _stored_verdicts(match_id: int) -> Verdicts:
+    """The stored analyses' verdicts of the match (``arena analyse`` makes them)."""
+    with user_errors():
+        _, db = runtime_and_db()
+        verdicts = stored_verdicts(db, match_id)
+    if not verdicts:
+        raise click.ClickException(
+            f"match {match_id} has no finished analysis: `arena analyse {match_id}` makes one"
+        )
+    return verdicts
 
 
 def _read_record(path: Path) -> dict:

@@ -27,9 +27,7 @@ def row(db: Database, analysis_id: int) -> MatchAnalysis:
 
 
 @both_databases
-def test_a_result_is_stored_once_by_the_attempt_that_holds_the_lease(
-    db: Database, played: Played
-):
+def test_a_result_is_stored_once_by_the_attempt_that_holds_the_lease(db: Database, played: Played):
     asked = request(db, played.match_id, 1, 64, played.users["bob"])
     with db.session() as s:  # a first worker takes it and is lost: its lease runs out
         lost = claim_analysis(s, asked.id, "lost-worker", lease_s=-1)

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from arena.analysis_runs import request, run
 from arena.ladders.entrants import ensure_ladder
 from arena.store import BotVersion, claim_match, record_result
 from arena.tournaments.run import match_spec
@@ -65,6 +66,9 @@ def test_every_documented_route_answers_as_documented(client, site, db):
     ids |= {"match_id": site.faulty, "tournament_id": site.tournament, "bot_id": site.bots["alpha"]}
     with db.session(read_only=True) as s:
         ids["version_id"] = s.scalar(select(func.min(BotVersion.id)))
+    analysed = request(db, site.faulty, 1, 64)  # the entrant with faults: referee's moves too
+    assert run(db, analysed.id, "test") == "done"
+    ids["analysis_id"] = analysed.id
     for path, item in SPEC["paths"].items():
         op = item.get("get")
         if op is None or "security" in op:  # uploads and token routes: tests/submissions

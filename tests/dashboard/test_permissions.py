@@ -133,6 +133,7 @@ def test_no_other_page_or_api_route_shows_a_bots_log(client, db, site, owned):
         "version": "1",
         "token_id": 1,
         "name": "pagat",
+        "analysis_id": 1,
     }
     seen = 0
     for rule in client.application.url_map.iter_rules():
