@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, url_for
 
+from arena.readmodels.analyses import bot_analyses
 from arena.readmodels.audit import bot_audit
 from arena.readmodels.bots import bot_list, bot_page
 from arena.readmodels.logs import bot_owner
@@ -26,7 +27,8 @@ def show(bot_id: int):
     mine = may_see_logs(bot_owner(s, bot_id).owner_id)
     user = current_user()
     audit = bot_audit(s, bot_id) if user is not None and user.admin else None
-    return render_template("bot.html", page=page, mine=mine, audit=audit)
+    analysed = bot_analyses(s, bot_id)
+    return render_template("bot.html", page=page, mine=mine, audit=audit, analysed=analysed)
 
 
 @bots.post("/<int:bot_id>/retire")

@@ -1,23 +1,30 @@
 """Match list, match page with the replay viewer (or, until every rotation of its deals is
-played, the scores so far), and the replay and decision downloads. What a record shows is
-decided in one place: ``arena.readmodels.records``."""
+played, the scores so far) and a finished match's analyses, the replay and decision
+downloads, and an owner's (or organiser's) request for an analysis. What a record shows is
+decided in one place: ``arena.readmodels.records``; who may have an entrant analysed, and
+how often, in ``arena.analysis_runs.request``."""
 
 from __future__ import annotations
 
 import json
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
+from arena import analysis_runs
+from arena.analysis_runs import AnalysisRefused, Dispatch
+from arena.readmodels.analyses import entrant_analyses, shown_results
 from arena.readmodels.bots import bot_choices
 from arena.readmodels.decision import export_decision
 from arena.readmodels.ladder import ladder_choices
 from arena.readmodels.matches import match_detail, match_list
 from arena.readmodels.records import shown_record
 from arena.readmodels.tournaments import tournament_choices
-from dashboard.db import session
+from dashboard.auth import login_required, may_see_logs, signed_in_user
+from dashboard.db import database, session
 from dashboard.format import json_in_script
 from dashboard.params import match_filter
 from dashboard.seatlogs import log_links
+from dashboard.submitting import runtime
 
 matches = Blueprint("matches", __name__, url_prefix="/matches")
 
@@ -42,9 +49,66 @@ def show(match_id: int):
     record = shown_record(s, match_id)
     replay = record if record and not record.get("progress") else None
     script = json_in_script(json.dumps(replay))  # the viewer's: a whole record, or null
+    done = detail.row.status == "done"
+    results = shown_results(s, match_id) if done and replay else []
     return render_template(
-        "match.html", match=detail, record=record, replay=script, logs=log_links(match_id)
+        "match.html",
+        match=detail,
+        record=record,
+        replay=script,
+        logs=log_links(match_id),
+        results=json_in_script(json.dumps(results)) if results else None,
+        **(_analyses_section(match_id) if done else {"analyses": None}),
     )
+
+
+@matches.get("/<int:match_id>/analyses")
+def analyses(match_id: int):
+    """The analyses section alone, for the match page to swap in as one changes state."""
+    return render_template("_analyses.html", match_id=match_id, **_analyses_section(match_id))
+
+
+def _analyses_section(match_id: int) -> dict:
+    """What _analyses.html shows: the entrants' analyses, and which the reader may ask for."""
+    entrants = entrant_analyses(session(), match_id)
+    may_ask = {e.entrant for e in entrants if may_see_logs(e.owner_id)}
+    return {"analyses": entrants, "may_ask": may_ask}
+
+
+@matches.post("/<int:match_id>/analyse")
+@login_required
+def ask_analysis(match_id: int):
+    """Have the master judge an entrant's decisions (its bot's owner, or an organiser): the
+    service decides who may and how often; its refusal is shown (404 as for its logs)."""
+    entrant = request.form.get("entrant", type=int)
+    if entrant is None:
+        abort(400, "say which entrant to analyse")
+    settings = runtime().settings
+    try:
+        row = analysis_runs.request(
+            database(),
+            match_id,
+            entrant,
+            user=signed_in_user(),
+            dispatch=_dispatch(),
+            per_hour=settings.analyses_per_hour,
+            lease_s=settings.lease_s,
+        )
+    except AnalysisRefused as exc:
+        if exc.status == 404:
+            abort(404, str(exc))
+        flash(str(exc), "error")
+    else:
+        state = "is analysed already" if row.status == "done" else f"is {row.status}"
+        flash(f"The analysis of entrant {entrant} {state}: this page follows it.", "info")
+    return redirect(url_for("matches.show", match_id=match_id, _anchor="analysis-title"), 303)
+
+
+def _dispatch() -> Dispatch:
+    """The API's: Celery workers with a broker, else a process of its own per analysis."""
+    from dashboard.api import _analyses  # not at the top: dashboard.api imports this module
+
+    return _analyses()
 
 
 @matches.get("/<int:match_id>/table")

@@ -7,6 +7,9 @@
 // every deal played): a running match's page starts it empty and hands the record in with
 // a "record" event once the match is done. Every bot-supplied string goes through
 // textContent (or a property), never innerHTML.
+// Other scripts (analysis.js) follow it by events on #viewer: it sends "step" once a step is
+// drawn (the record and where it is), and "key" (cancelable) for a key it does not use; it
+// goes to the step a "go" event names.
 (function () {
   "use strict";
   const viewer = document.getElementById("viewer");
@@ -323,6 +326,8 @@
     renderSheet();
     renderStep(all);
     syncControls(all);
+    const at = { record: record, g: state.g, d: state.d, k: state.k, follow: state.follow };
+    viewer.dispatchEvent(new CustomEvent("step", { detail: at }));
   }
 
   function go(g, d, k) {
@@ -456,7 +461,10 @@
       e.preventDefault();
       return autoplay(state.timer === null);
     }
-    if (!KEYS[e.key]) return;
+    if (!KEYS[e.key]) {
+      if (!viewer.dispatchEvent(new CustomEvent("key", { detail: e.key, cancelable: true }))) e.preventDefault();
+      return;
+    }
     e.preventDefault();
     moves[KEYS[e.key]]();
   });
@@ -486,5 +494,9 @@
     if (at) go(at.g, at.d, at.k);
   });
   viewer.addEventListener("record", (e) => load(e.detail));
+  viewer.addEventListener("go", (e) => {
+    const at = e.detail;
+    if (ready() && record.games[at.g] && record.games[at.g].deals[at.d]) go(at.g, at.d, Math.min(at.k, turns(at.g, at.d).length));
+  });
   load(JSON.parse(document.getElementById("record").textContent));
 })();
