@@ -14,12 +14,12 @@ entrant is then analysed at the default sample budget. Printed per bot:
   share of decisions whose label is the same both times, and among the decisions labelled
   in either run.
 
-``--budgets 128,256,1024`` measures, on the random and heuristic entrants of the first two
-matches, time and seed-to-seed agreement for each sample budget instead (how the default
-was chosen).
+``--budgets 256,512,1024`` measures instead, on the random and heuristic entrants of 4
+matches each analysed from two seeds, the time and the label agreement of each sample budget
+(how the default was chosen).
 
-Run: python benchmarks/analysis.py [--matches 8] [--deals 2] [--jobs 2] [--quick]
-       [--budgets 128,256,512,1024]
+Run: python benchmarks/analysis.py [--matches N] [--deals 2] [--jobs 2] [--quick]
+       [--budgets 256,512,1024,2048]
 """
 
 from __future__ import annotations
@@ -121,41 +121,64 @@ def agreement(first: list[Analysis], second: list[Analysis]) -> tuple[float, flo
     return same, same_labelled, len(labelled), len(pairs)
 
 
-def timing(results: list[tuple[Analysis, float]], deals: int) -> str:
+def timing(results: list[tuple[Analysis, float]], deals: int) -> tuple[float, float, float]:
+    """Milliseconds a decision and a searched decision; seconds an entrant of a 4-game match
+    of the default 5 deals a game."""
     decisions = sum(len(a.verdicts) for a, _ in results)
-    valued = sum(bool(v.options) for a, _ in results for v in a.verdicts)
+    searched = sum(bool(v.options) for a, _ in results for v in a.verdicts)
     seconds = sum(s for _, s in results)
-    per_entrant = seconds / len(results) * DEAL_SCALE / deals
-    return (
-        f"{1000 * seconds / decisions:.0f} ms a decision ({1000 * seconds / valued:.0f} ms a "
-        f"searched one); {per_entrant:.0f} s an entrant of a 4-game {DEAL_SCALE}-deal match"
-    )
+    entrant = seconds / len(results) * DEAL_SCALE / deals
+    return 1000 * seconds / decisions, 1000 * seconds / searched, entrant
 
 
 def budgets(pool: ProcessPoolExecutor, records: list[dict], sizes: list[int], deals: int) -> None:
-    print(
-        "\nsamples  time                                                   same label  "
-        "same among labelled"
-    )
-    jobs = [(r, e) for r in records[:2] for e in (0, 1, 3)]
+    print("\nsamples  ms/decision  ms/searched  s/entrant  same label  same among labelled")
+    jobs = [(r, e) for r in records for e in (0, 1, 3)]
     for samples in sizes:
         first = run_all(pool, [(r, e, samples, 0) for r, e in jobs])
         second = run_all(pool, [(r, e, samples, 1) for r, e in jobs])
         same, labelled, n, _ = agreement([a for a, _ in first], [a for a, _ in second])
+        ms, searched, entrant = timing(first + second, deals)
         print(
-            f"{samples:>7}  {timing(first, deals):<55} {100 * same:6.1f}%  "
-            f"{100 * labelled:6.1f}% of {n}"
+            f"{samples:>7}  {ms:>11.0f}  {searched:>11.0f}  {entrant:>9.0f}  {100 * same:>9.1f}%"
+            f"  {100 * labelled:>6.1f}% of {n}"
         )
+
+
+def report(pool: ProcessPoolExecutor, records: list[dict], deals: int) -> None:
+    """Every entrant analysed at the default budget; the random and heuristic ones again
+    from another seed."""
+    jobs = [(r, e, DEFAULT_SAMPLES, 0) for r in records for e in range(4)]
+    results = run_all(pool, jobs)
+    by_bot: dict[str, list[Analysis]] = defaultdict(list)
+    for (_, e, _, _), (found, _) in zip(jobs, results, strict=True):
+        by_bot[TABLE[e]].append(found)
+    report_losses(by_bot)
+    ms, searched, entrant = timing(results, deals)
+    print(
+        f"\nanalysis time at {DEFAULT_SAMPLES} samples: {ms:.0f} ms a decision ({searched:.0f}"
+        f" ms a searched one); {entrant:.0f} s an entrant of a 4-game {DEAL_SCALE}-deal match"
+    )
+    judged = [i for i, (_, e, _, _) in enumerate(jobs) if TABLE[e] != "master"]
+    again = run_all(pool, [(*jobs[i][:3], 1) for i in judged])
+    first = [results[i][0] for i in judged]
+    same, labelled, n, total = agreement(first, [a for a, _ in again])
+    print(
+        f"label agreement between seeds 0 and 1 (random, heuristic; {total} decisions): "
+        f"{100 * same:.1f}% the same label; {100 * labelled:.1f}% of the {n} labelled "
+        f"in either run"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=8)
+    parser.add_argument("--matches", type=int, help="8; 4 with --budgets")
     parser.add_argument("--deals", type=int, default=2, help="deals per game")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="2 matches of 1 deal a game")
     parser.add_argument("--budgets", help="comma-separated sample budgets to compare")
     args = parser.parse_args()
+    args.matches = args.matches or (4 if args.budgets else 8)
     if args.quick:
         args.matches, args.deals = 2, 1
     start = time.perf_counter()
@@ -167,23 +190,8 @@ def main() -> None:
         )
         if args.budgets:
             budgets(pool, records, [int(x) for x in args.budgets.split(",")], args.deals)
-            return
-        jobs = [(r, e, DEFAULT_SAMPLES, 0) for r in records for e in range(4)]
-        results = run_all(pool, jobs)
-        by_bot: dict[str, list[Analysis]] = defaultdict(list)
-        for (_, e, _, _), (found, _) in zip(jobs, results, strict=True):
-            by_bot[TABLE[e]].append(found)
-        report_losses(by_bot)
-        print(f"\nanalysis time at {DEFAULT_SAMPLES} samples: {timing(results, args.deals)}")
-        judged = [i for i, (_, e, _, _) in enumerate(jobs) if TABLE[e] != "master"]
-        again = run_all(pool, [(*jobs[i][:3], 1) for i in judged])
-        first = [results[i][0] for i in judged]
-        same, labelled, n, total = agreement(first, [a for a, _ in again])
-        print(
-            f"label agreement between seeds 0 and 1 (random, heuristic; {total} decisions): "
-            f"{100 * same:.1f}% the same label; {100 * labelled:.1f}% of the {n} labelled "
-            f"in either run"
-        )
+        else:
+            report(pool, records, args.deals)
     print(f"\ntotal {time.perf_counter() - start:.0f} s")
 
 

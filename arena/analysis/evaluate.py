@@ -25,7 +25,7 @@ from arena.game import Observation, derive_seed
 from arena.house.master import MasterBot
 from arena.house.master.strategy import BATCH, Valuation
 
-DEFAULT_SAMPLES = 512  # per decision: see docs/analysis.md for time against agreement
+DEFAULT_SAMPLES = 1024  # per decision: docs/analysis.md weighs time against agreement
 
 
 def valuation(obs: Observation, samples: int, seed: int) -> Valuation:
