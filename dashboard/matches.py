@@ -19,6 +19,7 @@ from arena.readmodels.ladder import ladder_choices
 from arena.readmodels.matches import match_detail, match_list
 from arena.readmodels.records import shown_record
 from arena.readmodels.tournaments import tournament_choices
+from arena.store import get_match
 from dashboard.auth import login_required, may_see_logs, signed_in_user
 from dashboard.db import database, session
 from dashboard.format import json_in_script
@@ -80,6 +81,7 @@ def _analyses_section(match_id: int) -> dict:
 def ask_analysis(match_id: int):
     """Have the master judge an entrant's decisions (its bot's owner, or an organiser): the
     service decides who may and how often; its refusal is shown (404 as for its logs)."""
+    get_match(session(), match_id)  # an unknown match is a 404 whatever the form holds
     entrant = request.form.get("entrant", type=int)
     if entrant is None:
         abort(400, "say which entrant to analyse")

@@ -25,6 +25,7 @@ from arena.store.models import MatchAnalysis, as_utc
 
 ANALYSED_MATCHES = 50  # the newest analysed matches the bot page lists
 Z95 = 1.96
+PARTS = ("overall", "calls", "cards")  # of ``Analysis.summary``
 
 
 @dataclass(frozen=True)
@@ -151,12 +152,13 @@ def bot_analyses(s: Session, bot_id: int) -> AnalysedPlay:
     found = {row.id: (row, version, summary) for row, version, summary in s.execute(query)}
     chosen = sorted(_one_each(row for row, _, _ in found.values()), key=lambda r: -r.id)
     summaries = [found[row.id][2] for row in chosen]
-    labels = {name: sum(summary["labels"][name] for summary in summaries) for name in LABELS}
-    matches = [_analysed_match(*found[row.id]) for row in chosen[:ANALYSED_MATCHES]]
+    overall, calls, cards = (pooled(one[part] for one in summaries) for part in PARTS)
     return AnalysedPlay(
-        *(pooled(summary[part] for summary in summaries) for part in ("overall", "calls", "cards")),
-        labels,
-        matches,
+        overall,
+        calls,
+        cards,
+        {name: sum(one["labels"][name] for one in summaries) for name in LABELS},
+        [_analysed_match(*found[row.id]) for row in chosen[:ANALYSED_MATCHES]],
         len(chosen),
     )
 

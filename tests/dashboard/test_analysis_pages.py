@@ -156,6 +156,7 @@ def test_the_hours_quota_is_shown_with_when_to_try_again(client, db, played, sen
     assert sent == []
 
 
+@pytest.mark.databases("sqlite", "postgres")  # JSON read in SQL
 def test_each_state_of_an_analysis_on_the_match_page(client, db, played):
     m = played.match_id
     done = analysed(db, m, 1)
@@ -191,6 +192,7 @@ def test_each_state_of_an_analysis_on_the_match_page(client, db, played):
     assert (embedded["id"], embedded["samples"]) == (bigger, 2 * SAMPLES)
 
 
+@pytest.mark.databases("sqlite", "postgres")  # JSON read in SQL
 def test_the_bot_page_pools_its_analysed_matches(client, db, played):
     play(db, played.pending_id)  # a second finished match of the same bots
     matches = (played.match_id, played.pending_id)
