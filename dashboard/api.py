@@ -4,17 +4,16 @@ ladder switches."""
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import asdict
 from pathlib import Path
 
-from flask import Blueprint, abort, current_app, jsonify, render_template, request, url_for
+from flask import Blueprint, abort, jsonify, render_template, request, url_for
 from werkzeug.http import parse_options_header
 
 from arena import analysis_runs
 from arena.analysis import DEFAULT_SAMPLES
-from arena.analysis_runs import AnalysisRefused, Dispatch, analysis_detail, match_analyses
+from arena.analysis_runs import AnalysisRefused, analysis_detail, match_analyses
 from arena.ladders.entrants import change_ladder
 from arena.players.player import public_reason
 from arena.readmodels.bots import bot_list, bot_page
@@ -28,11 +27,10 @@ from arena.readmodels.tournaments import (
     tournament_page,
     tournament_summary,
 )
-from arena.runtime import Runtime
-from arena.store import Database, get_match
+from arena.store import get_match
 from arena.submissions import SubmissionError, set_retired, submission_status, version_log
-from arena.tournaments.background import start_command
 from arena.tournaments.cache import CACHE
+from dashboard.analysis_jobs import analysis_dispatch
 from dashboard.api_docs import groups, prose, ref_name
 from dashboard.db import session
 from dashboard.matches import finished_record, record_or_409
@@ -253,7 +251,7 @@ def _request_analysis(match_id: int):
         entrant,
         samples,
         user,
-        dispatch=_analyses(),
+        dispatch=analysis_dispatch(),
         per_hour=settings.analyses_per_hour,
         lease_s=settings.lease_s,
     )
@@ -271,26 +269,6 @@ def _analysis_asked(body: object) -> tuple[int, int]:
         if type(value) is not int:
             raise AnalysisRefused(f"{name} must be a whole number, not {json.dumps(value)}")
     return asked["entrant"], asked["samples"]
-
-
-def _analyses() -> Dispatch:
-    """Celery workers when ``ARENA_BROKER_URL`` is set, else a process of its own per
-    analysis (``arena analysis-job ID``), as an organiser's start runs a tournament."""
-    if "arena_analyses" not in current_app.extensions:
-        db, here = database(), runtime()
-        chosen: Dispatch = functools.partial(_detached, db, here)
-        if here.settings.broker_configured:
-            from workers.client.analyses import CeleryAnalyses  # Celery only with a broker
-
-            chosen = CeleryAnalyses(db)
-        current_app.extensions["arena_analyses"] = chosen
-    return current_app.extensions["arena_analyses"]
-
-
-def _detached(db: Database, here: Runtime, analysis_id: int) -> int:
-    return start_command(
-        db, here, ["analysis-job", str(analysis_id)], f"analysis-{analysis_id}.log"
-    )
 
 
 @api.errorhandler(AnalysisRefused)

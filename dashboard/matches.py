@@ -11,7 +11,7 @@ import json
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 
 from arena import analysis_runs
-from arena.analysis_runs import AnalysisRefused, Dispatch
+from arena.analysis_runs import AnalysisRefused
 from arena.readmodels.analyses import entrant_analyses, shown_results
 from arena.readmodels.bots import bot_choices
 from arena.readmodels.decision import export_decision
@@ -20,6 +20,7 @@ from arena.readmodels.matches import match_detail, match_list
 from arena.readmodels.records import shown_record
 from arena.readmodels.tournaments import tournament_choices
 from arena.store import get_match
+from dashboard.analysis_jobs import analysis_dispatch
 from dashboard.auth import login_required, may_see_logs, signed_in_user
 from dashboard.db import database, session
 from dashboard.format import json_in_script
@@ -92,7 +93,7 @@ def ask_analysis(match_id: int):
             match_id,
             entrant,
             user=signed_in_user(),
-            dispatch=_dispatch(),
+            dispatch=analysis_dispatch(),
             per_hour=settings.analyses_per_hour,
             lease_s=settings.lease_s,
         )
@@ -104,13 +105,6 @@ def ask_analysis(match_id: int):
         state = "is analysed already" if row.status == "done" else f"is {row.status}"
         flash(f"The analysis of entrant {entrant} {state}: this page follows it.", "info")
     return redirect(url_for("matches.show", match_id=match_id, _anchor="analysis-title"), 303)
-
-
-def _dispatch() -> Dispatch:
-    """The API's: Celery workers with a broker, else a process of its own per analysis."""
-    from dashboard.api import _analyses  # not at the top: dashboard.api imports this module
-
-    return _analyses()
 
 
 @matches.get("/<int:match_id>/table")
