@@ -76,15 +76,19 @@ class MatchPage:
     filter: MatchFilter = field(default_factory=MatchFilter)
 
 
-def _filtered(query, f: MatchFilter):
+def _filtered(query, f: MatchFilter, versions: list[int] | None):
+    """``versions``: the filtered bot's version ids, read first: given as values, each
+    match is probed on the (match, game, version) index alone (a subquery of the versions
+    made Postgres look a version up per game row: 24 ms against 5 at 100,000 games)."""
     if f.tournament is not None:
         query = query.where(Match.tournament_id == f.tournament)
     if f.status is not None:
         query = query.where(Match.status == f.status)
-    if f.bot is not None:
-        versions = select(BotVersion.id).where(BotVersion.bot_id == f.bot)
-        played = select(GameScore.match_id).where(GameScore.bot_version_id.in_(versions))
-        query = query.where(Match.id.in_(played))
+    if versions is not None:
+        played = exists().where(
+            GameScore.match_id == Match.id, GameScore.bot_version_id.in_(versions)
+        )
+        query = query.where(played)
     if f.faults is not None:
         any_fault = exists().where(MatchFault.match_id == Match.id)
         query = query.where(any_fault if f.faults else ~any_fault)
@@ -94,18 +98,21 @@ def _filtered(query, f: MatchFilter):
 def match_list(s: Session, f: MatchFilter, per_page: int | None = None) -> MatchPage:
     """Newest first. The bot filter finds the matches the bot has results in."""
     per_page = per_page or PER_PAGE
-    total = s.scalar(_filtered(select(func.count()).select_from(Match), f)) or 0
-    ids = _page_ids(f, total, per_page)
+    versions = None
+    if f.bot is not None:
+        versions = list(s.scalars(select(BotVersion.id).where(BotVersion.bot_id == f.bot)))
+    total = s.scalar(_filtered(select(func.count()).select_from(Match), f, versions)) or 0
+    ids = _page_ids(f, total, per_page, versions)
     matches = list(s.scalars(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc())))
     pages = max(1, -(-total // per_page))
     return MatchPage(match_rows(s, matches), total, f.page, pages, f)
 
 
-def _page_ids(f: MatchFilter, total: int, per_page: int):
+def _page_ids(f: MatchFilter, total: int, per_page: int, versions: list[int] | None):
     """The page's ids, walking the primary key index from the nearer end: page 495 of 500
     skips 200 ids from the oldest end instead of 24,700 from the newest."""
     start = (f.page - 1) * per_page
-    query = _filtered(select(Match.id), f)
+    query = _filtered(select(Match.id), f, versions)
     if start <= total // 2:
         return query.order_by(Match.id.desc()).limit(per_page).offset(start)
     from_oldest = max(0, total - start - per_page)
