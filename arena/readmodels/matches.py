@@ -5,10 +5,11 @@ Its record (replay or progress) is another read model: ``arena.readmodels.record
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import Select, exists, func, select
 from sqlalchemy.orm import Session
 
 from arena.players.player import public_reason
@@ -25,6 +26,7 @@ from arena.store import (
 from arena.store.models import MATCH_STATUSES, Ladder
 
 PER_PAGE = 50
+FEW = 2000  # matches a filter may find for its page to be cut from all their ids at once
 
 
 @dataclass(frozen=True)
@@ -102,17 +104,23 @@ def match_list(s: Session, f: MatchFilter, per_page: int | None = None) -> Match
     if f.bot is not None:
         versions = list(s.scalars(select(BotVersion.id).where(BotVersion.bot_id == f.bot)))
     total = s.scalar(_filtered(select(func.count()).select_from(Match), f, versions)) or 0
-    ids = _page_ids(f, total, per_page, versions)
+    ids = _page_ids(s, f, total, per_page, versions)
     matches = list(s.scalars(select(Match).where(Match.id.in_(ids)).order_by(Match.id.desc())))
     pages = max(1, -(-total // per_page))
     return MatchPage(match_rows(s, matches), total, f.page, pages, f)
 
 
-def _page_ids(f: MatchFilter, total: int, per_page: int, versions: list[int] | None):
-    """The page's ids, walking the primary key index from the nearer end: page 495 of 500
-    skips 200 ids from the oldest end instead of 24,700 from the newest."""
+def _page_ids(
+    s: Session, f: MatchFilter, total: int, per_page: int, versions: list[int] | None
+) -> Sequence[int] | Select:
+    """The page's ids. Up to ``FEW`` matches, all ids at once, sorted here: walking the id
+    index for a sparse filter (one bot's faulty matches) probes most matches for a few hits
+    (27 ms against 10 at 100,000 games). Beyond, the index from the nearer end: page 495 of
+    500 skips 200 ids from the oldest end instead of 24,700 from the newest."""
     start = (f.page - 1) * per_page
     query = _filtered(select(Match.id), f, versions)
+    if total <= FEW:
+        return sorted(s.scalars(query), reverse=True)[start : start + per_page]
     if start <= total // 2:
         return query.order_by(Match.id.desc()).limit(per_page).offset(start)
     from_oldest = max(0, total - start - per_page)

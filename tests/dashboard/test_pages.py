@@ -90,8 +90,10 @@ def test_match_list_filters_and_pages(client, site):
     )
 
 
-def test_paging(client, site, monkeypatch):
+@pytest.mark.parametrize("few", [0, 2000], ids=["index-walk", "all-ids"])
+def test_paging(client, site, monkeypatch, few):
     monkeypatch.setattr("arena.readmodels.matches.PER_PAGE", 2)
+    monkeypatch.setattr("arena.readmodels.matches.FEW", few)  # both ways of cutting a page
     pages = [client.get(f"/api/v1/matches?page={n}").get_json() for n in (1, 2, 3, 4)]
     assert [len(p["matches"]) for p in pages] == [2, 2, 1, 0]
     assert {p["total"] for p in pages} == {5} and {p["pages"] for p in pages} == {3}
