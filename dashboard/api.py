@@ -13,9 +13,10 @@ from werkzeug.http import parse_options_header
 
 from arena import analysis_runs
 from arena.analysis import DEFAULT_SAMPLES
-from arena.analysis_runs import AnalysisRefused, analysis_detail, match_analyses
+from arena.analysis_runs import AnalysisRefused
 from arena.ladders.entrants import change_ladder
 from arena.players.player import public_reason
+from arena.readmodels.analyses import analysis_detail, listed, match_analyses
 from arena.readmodels.bots import bot_list, bot_page
 from arena.readmodels.decision import export_decision
 from arena.readmodels.ladder import ladder_names, ladder_notice, ladder_view
@@ -257,7 +258,7 @@ def _request_analysis(match_id: int):
     )
     where = url_for("api.analysis", analysis_id=row.id, _external=True)
     status = 200 if row.status == "done" else 202
-    return jsonify(analysis_runs.listed(row)), status, {"Location": where}
+    return jsonify(listed(row)), status, {"Location": where}
 
 
 def _analysis_asked(body: object) -> tuple[int, int]:

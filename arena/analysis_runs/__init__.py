@@ -17,18 +17,14 @@ from arena.analysis_runs.request import (
     request,
 )
 from arena.analysis_runs.run import run, work_out
-from arena.analysis_runs.show import analysis_detail, listed, match_analyses
 
 __all__ = [
     "MAX_SAMPLES",
     "MIN_SAMPLES",
     "AnalysisRefused",
     "Dispatch",
-    "analysis_detail",
     "check_samples",
     "contestants",
-    "listed",
-    "match_analyses",
     "recover",
     "request",
     "run",

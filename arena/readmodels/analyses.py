@@ -1,6 +1,9 @@
-"""Match analyses as the pages show them: per entrant of a match its analyses (state,
-progress, summary) and the results the replay viewer draws; per bot its mean loss per
-decision across its analysed matches, a measure of its strength apart from the ratings.
+"""Match analyses as the pages, the API and the command line show them: one analysis as
+JSON-able data (its status, progress and summary from its columns; its whole result once
+done); per entrant of a match its analyses and the results the replay viewer draws; per bot
+its mean loss per decision across its analysed matches, a measure of its strength apart
+from the ratings. The record they judge is public once the match is done, so what they show
+is too; asking for one is what is restricted (``arena.analysis_runs.request``).
 
 An entrant analysed more than once (other samples or seeds, asked for through the API or
 the command line) counts once: by its analysis with the most samples, the newest of those.
@@ -11,21 +14,72 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.analysis import DEFAULT_SAMPLES, LABELS
-from arena.analysis_runs import listed
 from arena.readmodels.bots import shown_version
 from arena.store import Bot, BotVersion, StoreError, get_match
-from arena.store.analyses import analyses_of
+from arena.store.analyses import analyses_of, get_analysis
 from arena.store.models import MatchAnalysis, as_utc
 
 ANALYSED_MATCHES = 50  # the newest analysed matches the bot page lists
 Z95 = 1.96
 PARTS = ("overall", "calls", "cards")  # of ``Analysis.summary``
+
+
+def listed(row: MatchAnalysis) -> dict[str, Any]:
+    """One analysis without its verdicts."""
+    done = row.status == "done"
+    return {
+        "id": row.id,
+        "match_id": row.match_id,
+        "entrant": row.entrant,
+        "bot_version_id": row.bot_version_id,
+        "samples": row.samples,
+        "seed": row.seed,
+        "status": row.status,
+        "progress": {"done": row.progress_done, "total": row.progress_total},
+        "requested_at": _when(row.requested_at),
+        "started_at": _when(row.started_at),
+        "finished_at": _when(row.finished_at),
+        "reason": row.reason,
+        "summary": _summary(row) if done else None,
+    }
+
+
+def _summary(row: MatchAnalysis) -> dict[str, Any]:
+    return {
+        "decisions": row.decisions,
+        "mean_loss": row.mean_loss,
+        "mean_loss_se": row.mean_loss_se,
+        "call_loss": row.call_loss,
+        "card_loss": row.card_loss,
+        "labels": {
+            "inaccuracy": row.inaccuracies,
+            "mistake": row.mistakes,
+            "blunder": row.blunders,
+        },
+    }
+
+
+def _when(moment: datetime | None) -> str | None:
+    return None if moment is None else as_utc(moment).isoformat(timespec="seconds")
+
+
+def match_analyses(s: Session, match_id: int) -> list[dict[str, Any]]:
+    """The analyses of a match (``StoreError`` for an unknown match)."""
+    get_match(s, match_id)
+    return [listed(row) for row in analyses_of(s, match_id)]
+
+
+def analysis_detail(s: Session, analysis_id: int) -> dict[str, Any]:
+    """One analysis with its ``result`` (None until it is done)."""
+    row = get_analysis(s, analysis_id)
+    return {**listed(row), "result": row.result if row.status == "done" else None}
 
 
 @dataclass(frozen=True)
@@ -36,7 +90,7 @@ class EntrantAnalyses:
     bot: str  # the seat's bot and version ("alpha@1"; a house bot its name)
     bot_id: int
     owner_id: int | None  # its owner may ask for an analysis (and organisers)
-    analyses: list[dict[str, Any]]  # ``arena.analysis_runs.listed``, newest first
+    analyses: list[dict[str, Any]]  # ``listed``, newest first
     # the analysis the page asks for (default samples, seed 0) is queued, running or done:
     # asking again would only find it
     asked: bool

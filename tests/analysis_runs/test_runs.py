@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import select, update
 
 from arena.analysis import Analysis, analyse
-from arena.analysis_runs import analysis_detail, recover, request, run, work_out
+from arena.analysis_runs import recover, request, run, work_out
+from arena.readmodels.analyses import analysis_detail
 from arena.store import Database, MatchAnalysis, Replay, claim_analysis, load_replay
 from arena.store.analyses import store_analysis
 from arena.store.models import utcnow
