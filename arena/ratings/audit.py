@@ -26,10 +26,17 @@ minus each bot's mean residual in its matches without the other; raw margins wou
 biased (two strong bots lose points to each other when together).  Its p-value is
 one-sided, Student t with Welch–Satterthwaite degrees of freedom.
 
+Decisions.  The same two questions asked of every telling decision instead of the points
+(:mod:`arena.ratings.telling`): no card luck, so far fewer matches are needed.  These are
+the first line; the points tests stay as the second.
+
 Threshold.  One audit runs many tests; each is flagged when its p-value is at most
-``FAMILY_ALPHA / m`` (Bonferroni over the m tests with enough data), so the chance that an
-honest field shows any flag is at most 1 %, whatever the number of bots and pairs.
-A flag is evidence to look into, not proof.
+``FAMILY_ALPHA / m`` (Bonferroni), so the chance that an honest field shows any flag is at
+most 1 %, whatever the number of bots and pairs.  m counts the tests with enough data
+that could reach the threshold at all: a decision test whose counts cannot give a p-value
+that small (its every trial a hit would not) cannot flag, so it does not raise the bar of
+the others (Tarone's refinement; the bound holds as before).  A bot or pair is flagged
+when any of its tests is.  A flag is evidence to look into, not proof.
 """
 
 from __future__ import annotations
@@ -37,12 +44,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from arena.ratings.games import Z95, sorted_unique, tables
 from arena.ratings.margin import residuals
+from arena.ratings.telling import Table, Trial, memory_table, pair_table
 
 FAMILY_ALPHA = 0.01  # chance that an honest field shows any flag
 MIN_MATCHES = 8  # a bot's matches before its rotation test (t needs a few degrees of freedom)
@@ -73,7 +81,7 @@ class Finding:
     too few matches (``matches``: the bot's, or the pair's together; ``apart``: each bot's
     without the other)."""
 
-    kind: str  # "rotation" or "pair"
+    kind: str  # "rotation" or "pair" (points); "decisions" or "decision pair"
     bots: tuple[Hashable, ...]
     matches: int
     apart: tuple[int, ...]
@@ -81,6 +89,8 @@ class Finding:
     se: float
     p: float | None
     flagged: bool = False
+    counts: Table | None = None  # a decision test's trials (its estimate: a rate difference)
+    least_p: float = 0.0  # the smallest p-value its data could give
 
     @property
     def ci(self) -> tuple[float, float]:
@@ -92,24 +102,71 @@ class Finding:
 class Audit:
     rotation: list[Finding]
     pairs: list[Finding]
-    tests: int  # findings with a p-value: the m of the threshold
+    tests: int  # findings that count: the m of the threshold
     threshold: float  # flag at p <= threshold (FAMILY_ALPHA / tests)
+    decisions: list[Finding] = field(default_factory=list)
+    decision_pairs: list[Finding] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.decisions + self.rotation + self.decision_pairs + self.pairs
 
 
-def audit(seatings: Iterable[Seating], pairs: Iterable[tuple[Hashable, Hashable]]) -> Audit:
-    """Every bot's rotation test and the listed pairs' tests, flagged at one threshold."""
+def audit(
+    seatings: Iterable[Seating],
+    pairs: Iterable[tuple[Hashable, Hashable]],
+    trials: Iterable[Trial] = (),
+    decision_pairs: Iterable[tuple[Hashable, Hashable]] = (),
+) -> Audit:
+    """Every bot's rotation tests (points, and decisions when ``trials`` has any) and the
+    listed pairs' tests (by points: ``pairs``; by decisions: ``decision_pairs``), flagged
+    at one threshold."""
     rows = list(seatings)
     rotation = [_rotation(bot, d) for bot, d in sorted(rotation_differences(rows).items())]
     pairs = list(pairs)
     residual = match_residuals(rows) if pairs else {}
     tested = [_pair(a, b, residual.get(a, {}), residual.get(b, {})) for a, b in pairs]
-    m = sum(f.p is not None for f in rotation + tested)
+    told = list(trials)
+    decisions = [_decisions(bot, told) for bot in sorted_unique([t.bot for t in told])]
+    shared = [_decision_pair(a, b, told) for a, b in decision_pairs]
+    m = tests_counted([*rotation, *tested, *decisions, *shared])
     threshold = FAMILY_ALPHA / max(m, 1)
 
     def flag(found: list[Finding]) -> list[Finding]:
         return [replace(f, flagged=f.p is not None and f.p <= threshold) for f in found]
 
-    return Audit(flag(rotation), flag(tested), m, threshold)
+    return Audit(flag(rotation), flag(tested), m, threshold, flag(decisions), flag(shared))
+
+
+def tests_counted(found: Sequence[Finding]) -> int:
+    """The least m such that at most m tests could reach ``FAMILY_ALPHA / m`` (each test
+    with a p-value whose ``least_p`` is that small): Tarone's count, at most the number of
+    tests with a p-value."""
+    least = sorted(f.least_p for f in found if f.p is not None)
+    for m in range(1, len(least) + 1):
+        if sum(q <= FAMILY_ALPHA / m for q in least) <= m:
+            return m
+    return len(least)
+
+
+def _decisions(bot: Hashable, trials: list[Trial]) -> Finding:
+    table = memory_table(trials, bot)
+    matches = len({t.match for t in trials if t.bot == bot and t.seen is None})
+    return _counted("decisions", (bot,), matches, (), table)
+
+
+def _decision_pair(a: Hashable, b: Hashable, trials: list[Trial]) -> Finding:
+    table = pair_table(trials, a, b)
+    together = len({t.match for t in trials if t.bot in (a, b) and t.seen in (a, b)})
+    return _counted("decision pair", (a, b), together, (), table)
+
+
+def _counted(
+    kind: str, bots: tuple[Hashable, ...], matches: int, apart: tuple[int, ...], table: Table
+) -> Finding:
+    return Finding(
+        kind, bots, matches, apart, table.estimate, table.se, table.p, False, table, table.least_p
+    )
 
 
 def rotation_differences(rows: Sequence[Seating]) -> dict[Hashable, list[float]]:

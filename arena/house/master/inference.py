@@ -14,7 +14,8 @@ rules let it play) is read in ``reading``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from arena.game import Observation
 from arena.game.cards import FULL_DECK, SUIT_MASK, mask_of
@@ -48,6 +49,19 @@ class Inference:
             if unseen and not unseen & ~self.excluded[seat]:
                 out |= 1 << suit
         return out
+
+
+def knowing(know: Inference, known: Mapping[int, int]) -> Inference:
+    """``know`` with the hands of the seats in ``known`` (seat -> the cards it holds now)
+    taken as given: each holds exactly its cards, and no other seat any of them. The fair-play
+    audit values decisions so: under the true deal, or with a partner's hand."""
+    taken = 0
+    for hand in known.values():
+        taken |= hand
+    excluded = tuple(
+        FULL_DECK & ~known[s] if s in known else e | taken for s, e in enumerate(know.excluded)
+    )
+    return replace(know, excluded=excluded)
 
 
 def infer(obs: Observation) -> Inference:

@@ -22,7 +22,7 @@ from arena.game.cards import ABOVE, SUIT_OF
 from arena.game.scoring import score_tenths
 from arena.game.tricks import head_code
 from arena.house.base import HouseBot
-from arena.house.master.inference import Inference, infer
+from arena.house.master.inference import Inference, infer, knowing
 from arena.house.master.policy import MODEL, SIGHTED
 
 BATCH = 32  # samples per batch
@@ -100,7 +100,7 @@ class MasterBot(HouseBot):
     def call(self, obs: Observation) -> int:
         timing, self._time = self._time, None
         start = self.clock()
-        options, batch = self._call_batch(obs)
+        options, batch = self._call_batch(obs, infer(obs))
         return options[self._search(obs, len(options), batch, start, timing)]
 
     def play(self, obs: Observation) -> Card:
@@ -116,17 +116,18 @@ class MasterBot(HouseBot):
         batch = self._play_batch(obs, options, know)
         return options[self._search(obs, len(options), batch, start, timing)]
 
-    def valuation(self, obs: Observation) -> Valuation:
+    def valuation(self, obs: Observation, known: Mapping[int, int] | None = None) -> Valuation:
         """Every option of the decision ``obs`` asks for, scored on ``samples`` sampled
         deals (whole batches) with no early stop: what the search knows of each option,
         not only which is best (``arena.analysis`` judges moves by it). Only ``obs`` is
-        read: the seat's view, never the hidden hands."""
+        read, the seat's view, unless ``known`` gives other seats' hands (seat -> the cards
+        it holds now), which the sampled deals then keep (``inference.knowing``)."""
         classes: Mapping[int, int]
+        know = infer(obs) if not known else knowing(infer(obs), known)
         if obs.phase == CALLING:
-            calls, batch = self._call_batch(obs)
+            calls, batch = self._call_batch(obs, know)
             classes = {call: call for call in calls}
         else:
-            know = infer(obs)
             classes = equivalents(obs.legal_cards, know.unseen)
             batch = self._play_batch(obs, distinct(obs.legal_cards, know.unseen), know)
         options = tuple(dict.fromkeys(classes.values()))
@@ -134,10 +135,9 @@ class MasterBot(HouseBot):
         return Valuation(options, np.concatenate(runs, axis=1).astype(float), classes)
 
     # -- playouts of one decision ------------------------------------------------------
-    def _call_batch(self, obs: Observation) -> tuple[list[int], Batch]:
+    def _call_batch(self, obs: Observation, know: Inference) -> tuple[list[int], Batch]:
         """The calls open to the seat, and the batch that scores each on sampled deals."""
         options = list(obs.legal_calls)
-        know = infer(obs)
         rules = obs.rules
         tables = np.array([[score_tenths(k, t, rules) for t in range(14)] for k in options])
         known = np.array([-1 if c is None else c for c in obs.calls], np.int64)
