@@ -9,7 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
 from .policy import BOT_DIR_INSIDE, SandboxError, SandboxPolicy
+from .procview import proc_args
 from .request import _LaunchRequest
+from .view import view_for
 
 # Host paths bound read-only into the bwrap sandbox (when they exist), besides /usr, the
 # top-level /bin, /lib... entries and the Python runtime.
@@ -121,13 +123,18 @@ def _filesystem_args(request: _LaunchRequest, bot_files: Path) -> list[str]:
     # The private /dev, /proc and /tmp first: a runtime path under /tmp (a checkout or a venv
     # there) is then bound on top of the tmpfs instead of being hidden by it.
     args = ["--dev", "/dev", "--proc", "/proc"]
+    if request.policy.close_channels:  # only the bot's own processes and constants
+        args += proc_args(request.policy, request.limits.memory_bytes)
     args += ["--perms", "1777", "--size", str(request.limits.tmp_bytes), "--tmpfs", "/tmp"]
     args += ["--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm"]
-    made = {"/", "/dev", "/dev/shm", "/proc", "/tmp"}
-    args += _system_dir_args()
-    host_paths = [p for p in _ETC_PATHS if os.path.exists(p)] + _runtime_paths(request.policy)
-    for path in host_paths:
-        args += [*_parent_dir_args(path, made), "--ro-bind", path, path]
+    if request.policy.close_channels:  # only the runtimes, resident (view.py)
+        args += view_for(request.policy).bwrap_args()
+    else:  # the sandbox as it was: all of /usr and the Python prefix from the host
+        made = {"/", "/dev", "/dev/shm", "/proc", "/tmp"}
+        args += _system_dir_args()
+        host_paths = [p for p in _ETC_PATHS if os.path.exists(p)]
+        for path in host_paths + _runtime_paths(request.policy):
+            args += [*_parent_dir_args(path, made), "--ro-bind", path, path]
     args += ["--ro-bind", str(bot_files), str(BOT_DIR_INSIDE)]
     # bwrap's own / and /dev are tmpfs owned by the bot's uid when there is a user
     # namespace: freeze them (non-recursive, so the mounts above keep their modes).

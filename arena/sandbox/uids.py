@@ -13,6 +13,7 @@ from .cgroups import sweep_groups
 from .copies import sweep_copies
 from .policy import SandboxError, SandboxPolicy
 from .procfs import _kill_until_gone, _pids_of_uid
+from .view import sweep_views
 
 logger = logging.getLogger(__package__)  # the package's one logger, named as before the split
 
@@ -81,6 +82,7 @@ def sweep_leftovers(policy: SandboxPolicy) -> int:
     how many uids were cleaned; call it when a platform process starts. The bot-file copies
     of dead platform processes go too (as any user)."""
     sweep_copies(policy)
+    sweep_views(policy)
     lock_dir = policy.uid_lock_dir
     if os.geteuid() != 0 or not lock_dir.is_dir():
         return 0
