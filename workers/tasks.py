@@ -21,7 +21,7 @@ from celery.signals import worker_init, worker_ready
 from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import DBAPIError
 
-from arena import analysis_runs
+from arena import analysis_runs, audits
 from arena.config import Settings
 from arena.ladders.feed import feed, feed_all
 from arena.registry import validate_stored
@@ -34,6 +34,8 @@ from arena.store.models import utcnow
 from arena.submissions.turns import end_turn, take_turn
 from arena.tournaments.background import job_withdrawn
 from arena.tournaments.dispatch import (
+    AUDIT_PRIORITY,
+    AUDIT_QUEUE,
     DEFAULT_QUEUE,
     finish_if_over,
     matches_to_send,
@@ -152,6 +154,7 @@ def _run_match(task: Task, match_id: int) -> str:
         ladder_id = None if ladder is None else ladder.id
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
         raise task.retry(countdown=runtime.settings.lease_s)
+    send_hindsights(db, runtime, match_id)  # the decision audit's, queued with the result
     if ladder_id is not None:
         # A playing ladder keeps every worker busy, and the beat's ticks expire unread while
         # none is free to take one: after a ladder match its worker tops the ladder up at
@@ -185,10 +188,10 @@ def send_match(match_id: int, queue: str) -> bool:
     return _send(run_match_task, match_id, queue, "match")
 
 
-def _send(task: Task, job_id: int, queue: str, what: str) -> bool:
+def _send(task: Task, job_id: int, queue: str, what: str, priority: int | None = None) -> bool:
     """Send ``task``'s job for ``job_id``; False, with a warning, when the broker is away."""
     try:
-        task.apply_async((job_id,), queue=queue)
+        task.apply_async((job_id,), queue=queue, priority=priority)
     except BrokerError as exc:
         log.warning("could not send %s %s (%s); it will be sent again", what, job_id, exc)
         return False
@@ -232,7 +235,8 @@ def recovery(db: Database, runtime: Runtime) -> str:
     """Top the ladders' queues up (``arena.ladders.feed``), send the new matches and again
     those whose job or worker was lost, finish the tournaments that are over
     (``arena.tournaments.dispatch.recover``), restart lost validations
-    (``arena.submissions.sweep``), send again lost analyses (``arena.analysis_runs``).
+    (``arena.submissions.sweep``), send again lost analyses (``arena.analysis_runs``) and
+    hindsights (``arena.audits``: matches recorded without a broker are sent here first).
     Safe on many hosts at once. What it did, in a line."""
     from arena.submissions.sweep import requeue_stale
 
@@ -243,11 +247,12 @@ def recovery(db: Database, runtime: Runtime) -> str:
     timeout = timedelta(seconds=settings.pending_timeout_s)
     restarted = requeue_stale(db, _validations(db, runtime), timeout)
     analyses = analysis_runs.recover(db, settings.lease_s, idle(ANALYSIS_QUEUE), send_analysis)
+    hindsights = audits.recover(db, settings.lease_s, idle(AUDIT_QUEUE), send_hindsight)
     # "N matches sent again" leads: the recovery test reads it in the workers' logs
     return (
         f"{sum(sent.values())} matches sent again (or first: new ladder matches), "
         f"{sum(fed.values())} ladder matches scheduled, {len(restarted)} validations restarted, "
-        f"{analyses} analyses sent again"
+        f"{analyses} analyses sent again, {hindsights} hindsights sent again"
     )
 
 
@@ -297,3 +302,28 @@ def send_analysis(analysis_id: int) -> bool:
     """Send one analysis's job; False when the broker is away (the analysis is marked sent:
     the recovery sends it again once the mark is a lease old)."""
     return _send(analyse_task, analysis_id, ANALYSIS_QUEUE, "analysis")
+
+
+@app.task(bind=True, name="arena.hindsight", max_retries=None)
+def hindsight_task(self: Task, hindsight_id: int) -> str:
+    """Judge one finished match's decisions for the audit (``arena.audits.run``): stored
+    once, whichever worker finishes it; ``skipped`` when another worker holds it (if that
+    worker is lost, the recovery sends it again once its lease has run out)."""
+    db, runtime = context()
+    return through_outages(
+        self, lambda: audits.run(db, hindsight_id, worker_name(), runtime.settings)
+    )
+
+
+def send_hindsight(hindsight_id: int) -> bool:
+    """Send one hindsight's job to the audit queue at the lowest priority (a worker takes it
+    once nothing else waits for it); False when the broker is away (the recovery sends it
+    again once the mark is a lease old)."""
+    return _send(hindsight_task, hindsight_id, AUDIT_QUEUE, "hindsight", AUDIT_PRIORITY)
+
+
+def send_hindsights(db: Database, runtime: Runtime, match_id: int) -> int:
+    """Send the just-recorded match's hindsight if it has one never sent (a second job of
+    the same match sends nothing). How many were sent."""
+    due = audits.unsent(db, runtime.settings.lease_s, match_id)
+    return sum(send_hindsight(hindsight_id) for hindsight_id in due)

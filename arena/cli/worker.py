@@ -13,7 +13,7 @@ from arena.config import Settings
 from arena.house.master import cache as master_cache
 from arena.sandbox import resolve_mode
 from arena.store import normalise_url
-from arena.tournaments.dispatch import DEFAULT_QUEUE, RECOVERY_QUEUE
+from arena.tournaments.dispatch import AUDIT_QUEUE, DEFAULT_QUEUE, RECOVERY_QUEUE
 from arena.tournaments.preflight import preflight
 
 EXAMPLE_URL = "postgresql://arena@dbhost:5432/arena"
@@ -48,11 +48,20 @@ def shared_database_problem(configured: Settings) -> str | None:
     help="Queues to take matches from, comma-separated (e.g. arena,arena.node where node is); "
     f"every worker also takes the beat's recovery jobs ({RECOVERY_QUEUE}).",
 )
+@click.option(
+    "--audit/--no-audit",
+    default=True,
+    show_default=True,
+    help=f"Also take the decision audit's judging ({AUDIT_QUEUE}), last: its jobs wait "
+    f"until nothing else waits for this worker. `--queues {AUDIT_QUEUE}` makes a worker "
+    "that judges only.",
+)
 @click.option("--loglevel", default="INFO", show_default=True)
 @unsafe_no_sandbox
-def worker(concurrency: int, queues: str, loglevel: str) -> None:
+def worker(concurrency: int, queues: str, audit: bool, loglevel: str) -> None:
     """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
-    ARENA_DATABASE_URL) until stopped."""
+    ARENA_DATABASE_URL) until stopped, and judge finished matches for the fair-play
+    audit when nothing else waits."""
     with user_errors():
         if problem := shared_database_problem(settings()):
             raise click.ClickException(problem)
@@ -77,7 +86,7 @@ def worker(concurrency: int, queues: str, loglevel: str) -> None:
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
 
-    taken = ",".join(dict.fromkeys([*names, RECOVERY_QUEUE]))
+    taken = ",".join(dict.fromkeys([*names, RECOVERY_QUEUE, *([AUDIT_QUEUE] if audit else [])]))
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
     where = db.url.render_as_string(hide_password=True)
     click.echo(f"{name}: database {where} (identity {identity}), queues {taken}")

@@ -309,6 +309,32 @@ class MatchAnalysis(Base):
     blunders: Mapped[int | None] = mapped_column(Integer)
 
 
+class MatchHindsight(Base):
+    """The decision-level fair-play audit's judging of one finished match (table
+    ``hindsights``, ``arena.analysis.hindsight``): queued when the match is recorded (if any
+    entrant is not a house bot), worked out once under a lease as an analysis is. ``result``
+    is ``{"entrants": [Hindsight.to_dict(), ...]}``, one per judged entrant: its ``entrant``
+    is the match's seats index, so ``seats[entrant]`` is its bot version."""
+
+    __tablename__ = "hindsights"
+    __table_args__ = (_one_of("status", ANALYSIS_STATUSES),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), unique=True)
+    status: Mapped[str] = mapped_column(String(16), default="queued", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str | None] = mapped_column(String(128))
+    attempt_token: Mapped[str | None] = mapped_column(String(32))
+    lease_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    queued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # job last sent
+    reason: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, deferred=True)
+    cpu_seconds: Mapped[float | None] = mapped_column(Float)  # the judging's process CPU time
+    telling: Mapped[int | None] = mapped_column(Integer)  # telling decisions found, all entrants
+
+
 class Ladder(Base):
     """A standing competition per ruleset: every valid, unretired bot's latest version plays
     in it without an organiser (``arena.ladders``). Its matches are those of its tournament

@@ -6,8 +6,9 @@ transaction that wins that update writes game rows, faults, bot logs and the rep
 retried, duplicated or late job never counts twice (a second writer waits for the first
 one's row lock or write lock, then sees ``done``; a late one is counted in
 ``late_results``). The match's live record (its progress while it ran) goes in the same
-transaction. The caller's session commits everything at once, or nothing, so a crash
-while recording leaves the match running under a lease that expires.
+transaction, and so does its hindsight row (the decision audit's judging, queued unless
+every entrant is a house bot). The caller's session commits everything at once, or
+nothing, so a crash while recording leaves the match running under a lease that expires.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sqlalchemy.orm import Session
 from arena.referee.result import FORFEIT, MatchResult
 from arena.store.db import rowcount
 from arena.store.errors import StoreError
+from arena.store.hindsights import add_hindsight
 from arena.store.matches import Lease, count_late_result, drop_live_record, get_match
 from arena.store.models import (
     BotLog,
@@ -73,6 +75,7 @@ def record_result(
         s.execute(insert(BotLog), _log_rows(match_id, seats, logs))
     s.add(Replay(match_id=match_id, format=REPLAY_ZLIB_JSON, data=data))
     drop_live_record(s, match_id)  # the full record replaces it in the same commit
+    add_hindsight(s, match_id, seats)  # the decision audit's judging, queued with the result
     s.flush()
     return True
 

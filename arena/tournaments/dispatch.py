@@ -31,6 +31,11 @@ DEFAULT_QUEUE = "arena"
 # Runtime family of a bot's manifest (``node20`` → ``node``) → the queue whose workers have it.
 RUNTIME_QUEUES = {"": DEFAULT_QUEUE, "python": DEFAULT_QUEUE, "node": "arena.node"}
 RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match queues
+# The decision audit's judging (``arena.audits``): every worker takes it too (unless started
+# ``--no-audit``), and last: its jobs are sent at the lowest priority, which Redis serves
+# only once no other job waits in any queue of the worker.
+AUDIT_QUEUE = "audit"
+AUDIT_PRIORITY = 9  # Redis: 0 (the default) first, 9 last
 MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
 log = logging.getLogger(__name__)
 
