@@ -155,13 +155,16 @@ def mlock(count):
 MOVES = {"lazyfree": lazyfree, "interleave": interleave, "pin": pin, "mlock": mlock}
 
 
-def write(channel, share, deadline):
-    """Move the channel's counter until its value is ``share`` modulo 2**14."""
+def write(channel, share, seconds):
+    """Move the channel's counter until its value is ``share`` modulo 2**14. A move may
+    count more than its pages (page tables, under the interleaving policy): the excess of
+    the last move is taken off the next."""
     try:
         MOVES[channel](1)  # does the call work at all?
     except OSError as exc:
         return name_of(exc.errno)
-    counter = COUNTERS[channel]
+    counter, excess = COUNTERS[channel], 0
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = vmstat().get(counter)
         if value is None:
@@ -169,8 +172,11 @@ def write(channel, share, deadline):
         missing = (share - value) % MOD
         if missing == 0:
             return "ok"
-        MOVES[channel](missing)
+        pages = (missing - excess) % MOD or MOD
+        MOVES[channel](pages)
         time.sleep(1.1)  # per-CPU counts are folded into the totals every second
+        moved = (vmstat().get(counter, value) - value) % MOD
+        excess = max(0, moved - pages)
     return "out of time"
 
 
@@ -203,9 +209,8 @@ class VmstatMemory(Bot):
         if game == 0:
             number = rank([str(c) for c in obs.hand])
             shares = [(number >> (BITS * i)) % MOD for i in range(len(SHARES))]
-            deadline = time.monotonic() + 20
             for channel, share in [*zip(SHARES, shares, strict=True), ("mlock", shares[0])]:
-                say(f"WROTE game 0 via {channel}: {write(channel, share, deadline)}")
+                say(f"WROTE game 0 via {channel}: {write(channel, share, 6)}")
             return
         shares = {}
         for channel in COUNTERS:
