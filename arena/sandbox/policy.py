@@ -52,10 +52,11 @@ class SandboxPolicy:
         dir (the bot cannot rename its dir away; the sweep removes leftovers).
     close_channels
         Close the channels bots have through the shared kernel (default): the seccomp
-        filter's rules for keys, locks and page-cache probes, a fresh session keyring, a
-        private copy of the bot's files and the eviction of the pages it cached (see
-        docs/sandbox.md). False gives the sandbox as it was before: only to measure what
-        the defences cost, for the tests' controls, or to diagnose a runtime they break.
+        filter's rules for keys, locks, page-cache probes and host-wide counters, a fresh
+        session keyring, a private copy of the bot's files, the eviction of the pages it
+        cached and the allowlisted /proc (procview.py; see docs/sandbox.md). False gives
+        the sandbox as it was before: only to measure what the defences cost, for the
+        tests' controls, or to diagnose a runtime they break.
     copy_dir
         bwrap mode: where each launch gets its own copy of the bot's files, bound read-only
         at ``/bot`` (fresh inodes, so no page-cache state of them outlives the game). None:
