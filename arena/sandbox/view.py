@@ -59,6 +59,7 @@ _PREFIX = "arena-view-"
 _BUILD = "arena-view-build-"
 _TRASH = "arena-view-trash-"
 _TMPFS_MAGIC = 0x01021994
+_FORMAT = b"view 2\n"  # how a view is laid out: part of its key
 _LDD_LINE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x[0-9a-f]+\)")
 
 
@@ -376,7 +377,7 @@ def _is_tmpfs(path: Path) -> bool:
 
 def _open_view(policy: SandboxPolicy) -> View:
     closure = _closure(policy)
-    key = hashlib.sha256(_manifest(closure)).hexdigest()[:20]
+    key = hashlib.sha256(_FORMAT + _manifest(closure)).hexdigest()[:20]
     where, on_tmpfs = _where(policy)
     files = tuple(sorted(p for p, t in closure.entries.items() if t is None and os.path.isfile(p)))
     for _attempt in range(3):
@@ -436,7 +437,11 @@ def _copy(closure: _Closure, build: Path) -> None:
                 modes[dest] = stat.S_IMODE(os.stat(path).st_mode) & ~0o022
         else:
             _copy_file(path, dest)
-            os.chmod(dest, stat.S_IMODE(os.stat(dest).st_mode) & ~0o7022)
+            info = os.stat(path)
+            os.chmod(dest, stat.S_IMODE(info.st_mode) & ~0o7022)
+            # The mtime too: a .pyc records its source's, and a stale one is compiled anew
+            # at every start (nothing can write the fresh one back).
+            os.utime(dest, ns=(info.st_atime_ns, info.st_mtime_ns))
     for dest in sorted(modes, reverse=True):
         os.chmod(dest, modes[dest])
 
