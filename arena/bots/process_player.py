@@ -100,7 +100,7 @@ class ProcessPlayer:
             self._conn.start(info, greeting_s)
         except BotDied as exc:
             raise type(exc)(self._explain(exc.reason)) from None
-        self._proc.set_turn(False)  # started: from now on its CPU weight is its turn's only
+        self._proc.set_turn(False)  # started: its full CPU weight and quota on its turns only
 
     def _open_log(self) -> Path:
         """The seat's one log: emptied at the first start, a header line before each."""

@@ -2,7 +2,9 @@
 shared memory, tmpfs pages and kernel memory of the whole sandbox and every task it starts,
 and they hold the whole sandbox to its CPU quota with the weight of one task, whatever the
 number of processes (or of sessions: the kernel's autogroups apply in the root group only)
-it starts."""
+it starts; on its turn only, for a bot waiting for its turn gets a small quota. The cpu
+group's own counter (v2 ``cpu.stat``, v1 ``cpuacct.usage``) is the bot's CPU time: it
+counts every task that was ever in the group, also those that exited."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ logger = logging.getLogger(__package__)  # the package's one logger, named as be
 Control = Literal["cgroup2", "cgroup1", "rlimits"]
 _NEEDED = ("memory", "pids")
 _CPU = "cpu"  # wanted, not needed: without it a bot's CPU share is not held (logged)
+_CPUACCT = "cpuacct"  # v1: the group's CPU time (without it, that of its live processes)
 _REMOVE_TIMEOUT = 2.0
 _PERIOD_US = 100_000
 # Weights: a bot whose turn it is weighs what one ordinary task does; a bot waiting for its
@@ -35,6 +38,12 @@ _PERIOD_US = 100_000
 # together weigh one ordinary task per core against the host's other work.
 _V1_SHARES, _V2_WEIGHT = 1024, 100
 _V1_WAITING, _V2_WAITING = 2, 1
+# The quota of a bot waiting for its turn, per period: the least weight alone left a hog's
+# hundred spinners the idle core beside the deciding bot, and the deciding bot lost up to
+# half its work per decision to them (shared caches and the host's scheduling of the
+# virtual cores: docs/sandbox.md, benchmarks/cpu_share.py). A tenth of a core is enough to
+# take in the others' moves and think a little ahead.
+WAITING_QUOTA_US = 10_000
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,8 @@ class _Hierarchies:
     memory: Path
     pids: Path
     cpu: Path | None
+    # v1 only, where cpuacct is mounted apart from cpu (with it, or v2: the cpu group counts)
+    cpuacct: Path | None = None
 
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
@@ -68,10 +79,12 @@ def _find_hierarchies() -> _Hierarchies | None:
                 if all(c in controllers for c in _NEEDED):
                     cpu = Path(point) if _CPU in controllers else None
                     return _Hierarchies("cgroup2", Path(point), Path(point), cpu)
-    wanted = {*_NEEDED, _CPU}
+    wanted = {*_NEEDED, _CPU, _CPUACCT}
     v1 = {c: Path(p) for p, fstype, opts in mounts if fstype == "cgroup" for c in opts & wanted}
     if all(c in v1 for c in _NEEDED):
-        return _Hierarchies("cgroup1", v1["memory"], v1["pids"], v1.get(_CPU))
+        cpu, cpuacct = v1.get(_CPU), v1.get(_CPUACCT)
+        apart = cpuacct if cpuacct not in (None, cpu) else None
+        return _Hierarchies("cgroup1", v1["memory"], v1["pids"], cpu, apart)
     return None
 
 
@@ -84,7 +97,7 @@ def _detect(use: bool, euid: int) -> _Hierarchies | None:
             "sandbox limits: %s memory+pids%s groups under %s",
             found.version,
             "+cpu" if found.cpu else "",
-            ", ".join(str(p) for p in dict.fromkeys([found.memory, found.pids, found.cpu]) if p),
+            ", ".join(str(p) for p in _roots(found)),
         )
         if found.cpu is None:
             logger.warning(
@@ -99,6 +112,11 @@ def _detect(use: bool, euid: int) -> _Hierarchies | None:
             why,
         )
     return found
+
+
+def _roots(where: _Hierarchies) -> list[Path]:
+    """The hierarchies a bot gets a group in, each once (v2: one)."""
+    return list(dict.fromkeys(r for r in (where.memory, where.pids, where.cpu, where.cpuacct) if r))
 
 
 def hierarchies(policy: SandboxPolicy) -> _Hierarchies | None:
@@ -125,15 +143,21 @@ class BotCgroup:
 
     def __init__(self, where: _Hierarchies, policy: SandboxPolicy, uid: int) -> None:
         self.version = where.version
-        roots = dict.fromkeys(r for r in (where.memory, where.pids, where.cpu) if r)  # v2: one
-        self._parents = [root / policy.cgroup_parent for root in roots]
+        self._parents = [root / policy.cgroup_parent for root in _roots(where)]
         self.dirs = [parent / f"uid-{uid}" for parent in self._parents]
         self.controllers = [*_NEEDED, _CPU] if where.cpu else list(_NEEDED)
         self._evicts = policy.close_channels
-        weight = "cpu.weight" if where.version == "cgroup2" else "cpu.shares"
-        cpu_dir = None if where.cpu is None else where.cpu / policy.cgroup_parent / f"uid-{uid}"
-        self._cpu_weight = None if cpu_dir is None else cpu_dir / weight
-        self._memory = where.memory / policy.cgroup_parent / f"uid-{uid}"
+        name = f"uid-{uid}"
+        self._cpu = None if where.cpu is None else where.cpu / policy.cgroup_parent / name
+        self._memory = where.memory / policy.cgroup_parent / name
+        # the CPU counter: v2 the group's cpu.stat (there without the controller too)
+        if where.version == "cgroup2":
+            self._cpu_time = self._memory / "cpu.stat"
+        else:
+            counts = where.cpuacct or where.cpu  # v1: cpuacct apart, or mounted with cpu
+            group = None if counts is None else counts / policy.cgroup_parent / name
+            self._cpu_time = None if group is None else group / "cpuacct.usage"
+        self._quota = _PERIOD_US  # the full quota, set by create()
 
     def create(self, limits: Limits) -> None:
         """Fresh groups with ``limits`` (removing what a killed platform left)."""
@@ -144,6 +168,7 @@ class BotCgroup:
             if self.version == "cgroup2":
                 _enable_controllers(parent, self.controllers)
             _write_present(parent, self._parent_settings())
+        self._quota = limits.cpu_cores * _PERIOD_US
         for group in self.dirs:
             group.mkdir()
             _write_present(group, self._settings(limits))
@@ -178,16 +203,36 @@ class BotCgroup:
         return [("cpu.shares", str(_V1_SHARES * cores))]
 
     def set_turn(self, on_turn: bool) -> None:
-        """Give the bot an ordinary task's CPU weight for its turn, the least while it waits
-        (a no-op without the cpu controller). A group already removed is left alone."""
-        if self._cpu_weight is None:
+        """Give the bot an ordinary task's CPU weight and its whole quota for its turn, the
+        least weight and ``WAITING_QUOTA_US`` per period while it waits (a no-op without the
+        cpu controller). The quota first on the turn, so that the bot never runs at full
+        weight and the waiting quota, nor waits at the full quota with full weight. A group
+        already removed is left alone."""
+        if self._cpu is None:
             return
+        quota = self._quota if on_turn else min(self._quota, WAITING_QUOTA_US)
         if self.version == "cgroup2":
-            value = _V2_WEIGHT if on_turn else _V2_WAITING
+            weight = _V2_WEIGHT if on_turn else _V2_WAITING
+            settings = [("cpu.max", f"{quota} {_PERIOD_US}"), ("cpu.weight", str(weight))]
         else:
-            value = _V1_SHARES if on_turn else _V1_WAITING
+            weight = _V1_SHARES if on_turn else _V1_WAITING
+            settings = [("cpu.cfs_quota_us", str(quota)), ("cpu.shares", str(weight))]
         with contextlib.suppress(FileNotFoundError):
-            self._cpu_weight.write_text(str(value))
+            for name, value in settings if on_turn else reversed(settings):
+                (self._cpu / name).write_text(value)
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time of every task that was ever in the group, exited ones included (None
+        without a counter, or once the group is gone)."""
+        if self._cpu_time is None:
+            return None
+        try:
+            if self.version == "cgroup2":
+                usec = _counter(self._cpu_time, "usage_usec")
+                return None if usec is None else usec / 1e6
+            return int(self._cpu_time.read_text()) / 1e9
+        except (OSError, ValueError):
+            return None
 
     def _evict(self) -> None:
         """Reclaim every page charged to the bot: the file pages it was the first to read.

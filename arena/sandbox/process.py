@@ -39,7 +39,8 @@ logger = logging.getLogger(__package__)  # the package's one logger, named as be
 
 @dataclass(frozen=True)
 class ResourceUsage:
-    """Live usage summed over the sandbox's processes (bwrap's own helpers excluded)."""
+    """Live usage summed over the sandbox's processes (bwrap's own helpers excluded, but
+    for the CPU time a cpu group counts: theirs is a few milliseconds)."""
 
     cpu_seconds: float
     rss_bytes: int
@@ -153,7 +154,10 @@ class SandboxedProcess:
         return self._poll() is None
 
     def usage(self) -> ResourceUsage:
-        """Snapshot of the live processes of the sandbox (cheap: one /proc scan)."""
+        """Snapshot of the live processes of the sandbox (cheap: one /proc scan). With a
+        cpu group, its CPU time is the group's counter: every process the bot ever ran, also
+        those that exited (a bot's short-lived workers, killed spinners), which a /proc
+        scan misses; without, that of the processes alive now."""
         self._find_namespace()
         pids = set(self._members())
         if self.mode == "rlimits" and self._poll() is None:
@@ -169,11 +173,15 @@ class SandboxedProcess:
             cpu += sample[0]
             rss += sample[1]
             count += 1
-        return ResourceUsage(cpu_seconds=cpu, rss_bytes=rss, processes=count)
+        counted = None if self._cgroup is None or self._stopped else self._cgroup.cpu_seconds()
+        return ResourceUsage(
+            cpu_seconds=cpu if counted is None else counted, rss_bytes=rss, processes=count
+        )
 
     def set_turn(self, on_turn: bool) -> None:
-        """Whether it is the bot's turn: its CPU weight while the referee waits for it, the
-        least otherwise (cgroups.py; nothing without a cpu cgroup)."""
+        """Whether it is the bot's turn: its CPU weight and quota while the referee waits for
+        it, the least weight and a small quota otherwise (cgroups.py; nothing without a cpu
+        cgroup)."""
         if self._cgroup is not None and not self._stopped:
             self._cgroup.set_turn(on_turn)
 

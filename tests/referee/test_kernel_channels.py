@@ -6,8 +6,9 @@ in the real bwrap sandbox, through the real referee, judged by the bot's own rep
   2-4; it also looks for a key the operator's session holds.
 - ``lock_partner`` (two entrants at one table) publishes its hand as POSIX record locks on
   the platform's Python binary, and reads its partner's with F_GETLK.
-- ``cpu_hog`` forks 80 busy processes, each in a session of its own, next to ``cpu_counter``
-  (an honest bot that works 20 ms per decision): the hog gets no more than its one core.
+- ``cpu_hog`` forks 100 busy processes, each in a session of its own, next to
+  ``cpu_counter`` (an honest bot that works 20 ms per decision): on the counter's turns the
+  hog holds the least weight and a small quota, and its record counts its spinners' CPU.
   How much work the honest bot keeps is measured by benchmarks/cpu_share.py, not here.
 
 Each has a control: the same bot with the defences removed (``close_channels=False``: the
@@ -39,7 +40,7 @@ from arena.bots.process_player import ProcessPlayer
 from arena.game.cards import CARDS
 from arena.house.names import house_player
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
-from arena.sandbox import SandboxPolicy, cgroups, spawner
+from arena.sandbox import SandboxPolicy, cgroups, procfs, spawner
 from tests.referee.conftest import (
     FAST_CLOCK,
     GAMES,
@@ -276,22 +277,131 @@ def test_control_lock_partners_read_each_others_hands_without_the_filter(
 # --------------------------------------------------------------------------- the CPU
 
 
-def test_a_bot_forking_busy_processes_gets_no_more_than_its_core(
+class Watched:
+    """The cpu group settings of the hog and of the counter, and who is in the hog's groups,
+    as seen on each of the counter's turns (taken once the counter's turn began, before its
+    request is sent)."""
+
+    def __init__(self, policy: SandboxPolicy) -> None:
+        self.where = cgroups.hierarchies(policy)
+        assert self.where is not None and self.where.cpu is not None
+        self.parent = policy.cgroup_parent
+        self.turns: list[dict] = []
+
+    def group(self, root: Path, uid: int) -> Path:
+        return root / self.parent / f"uid-{uid}"
+
+    def cpu_settings(self, uid: int) -> tuple[str, str]:
+        """(quota per period, weight) as the kernel holds them."""
+        group = self.group(self.where.cpu, uid)
+        names = ("cpu.max", "cpu.weight")
+        if self.where.version == "cgroup1":
+            names = ("cpu.cfs_quota_us", "cpu.shares")
+        return tuple((group / name).read_text().split()[0] for name in names)
+
+    def look(self, hog: ProcessPlayer, counter: ProcessPlayer) -> None:
+        hog_uid, counter_uid = hog._proc.uid, counter._proc.uid
+        roots = cgroups._roots(self.where)
+        members = [
+            {int(p) for p in (self.group(r, hog_uid) / "cgroup.procs").read_text().split()}
+            for r in roots
+        ]
+        self.turns.append(
+            {
+                "hog": self.cpu_settings(hog_uid),
+                "counter": self.cpu_settings(counter_uid),
+                "hog processes": set(procfs._pids_of_uid(hog_uid)),
+                "hog groups": members,
+                "sessions": {_session(p) for p in members[0]} - {None},
+            }
+        )
+
+
+def _session(pid: int) -> int | None:
+    """The session id of a process (None once gone)."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+class WatchingCounter(ProcessPlayer):
+    """The counter bot, looking at the hog's groups on each of its turns."""
+
+    def __init__(self, *args, hog: ProcessPlayer, watched: Watched, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hog, self.watched = hog, watched
+
+    def start(self, info, timeout_s: float) -> None:
+        super().start(info, timeout_s)
+        conn, player = self._conn, self
+
+        class Look:
+            def __getattr__(self, name: str):
+                return getattr(conn, name)
+
+            def decide(self, request, timeout_s: float):
+                player.watched.look(player.hog, player)  # its turn: set_turn(True) is done
+                return conn.decide(request, timeout_s)
+
+        self._conn = Look()
+
+
+def test_a_bot_forking_busy_processes_waits_on_a_small_quota_and_pays_for_its_spinners(
     tmp_path: Path, sandbox_policy
 ) -> None:
+    """While the counter decides, the hog (its 100 spinners each in a session of its own,
+    all in its groups) holds the least weight and the waiting quota, and the record charges
+    it the CPU its spinners used. Only settings and counts are asserted, no timing: the
+    counter's share of the CPU, which the settings keep, is benchmarks/cpu_share.py's."""
     where = cgroups.hierarchies(sandbox_policy)
     need(where is not None and where.cpu is not None, "needs root and a cpu cgroup controller")
-    bots = [
+    hog_dir, counter_dir = (
         copy_bot_dir(HOSTILE_BOTS / name, tmp_path / "bots") for name in ("cpu_hog", "cpu_counter")
-    ]
-    started = time.monotonic()
+    )
     # A clock the hog can keep while its own spinners share its core (its price, not ours).
     clock = Clock(decision_ms=2000, bank_ms=20_000, startup_ms=10_000)
-    record, [hog_log, counter_log], leftovers = play(bots, tmp_path, sandbox_policy, clock)
+    watched = Watched(sandbox_policy)
+    hog = ProcessPlayer(load_package(hog_dir), "hog", policy=sandbox_policy, log_dir=tmp_path / "h")
+    counter = WatchingCounter(
+        load_package(counter_dir),
+        "counter",
+        policy=sandbox_policy,
+        log_dir=tmp_path / "c",
+        hog=hog,
+        watched=watched,
+    )
+    houses = [house_player("random", s, f"house:{s}") for s in (2, 3)]
+    spec = MatchSpec("cpu", rules=RULES, seed=secret_seed(), games=GAMES, clock=clock)
+    before = live_pids()
+    started = time.monotonic()
+    try:
+        result = play_match(spec, [hog, counter, *houses])
+    finally:
+        hog.close()
+        counter.close()
     wall = time.monotonic() - started
-    assert leftovers == []  # 80 processes in new sessions, all gone with the sandbox
-    forked = re.search(r"^FORKED (\d+) spinners", hog_log, re.M)
-    assert forked and int(forked[1]) >= 50, hog_log[-1000:]
-    hog_cpu = sum(game["cpu_ms"][game["seats"].index(0)] for game in record["games"]) / 1000
+    assert result.faults == [], result.faults
+    assert sandbox_leftovers(hog_dir, before) == []  # the spinners, all gone with the sandbox
+    hog_log, counter_log = (p.log_path.read_text(errors="replace") for p in (hog, counter))
+    forked = [int(n) for n in re.findall(r"^FORKED (\d+) spinners", hog_log, re.M)]
+    assert forked == [100] * GAMES, hog_log[-1000:]
+    decisions = GAMES * RULES.deals_per_game * 14
+    assert len(re.findall(r"^WORK \d+$", counter_log, re.M)) == decisions
+    assert len(watched.turns) == decisions
+    waiting = (str(cgroups.WAITING_QUOTA_US), "2" if where.version == "cgroup1" else "1")
+    deciding = ("100000", "1024" if where.version == "cgroup1" else "100")
+    for turn in watched.turns:
+        assert turn["hog"] == waiting and turn["counter"] == deciding, turn
+        # every process of the hog's uid is in each of its groups, spinners included
+        assert len(turn["hog processes"]) >= 101, turn
+        assert all(turn["hog processes"] <= group for group in turn["hog groups"]), turn
+        assert len(turn["sessions"]) >= 101  # its own, and one per spinner
+    # The record charges the hog what its spinners burnt (the cpu group's counter): much
+    # more than the counter's 20 ms a decision; and no more than its one core.
+    hog_cpu, counter_cpu = (
+        sum(game["cpu_ms"][game["seats"].index(entrant)] for game in result.record["games"]) / 1000
+        for entrant in (0, 1)
+    )
+    assert hog_cpu >= 2 * counter_cpu, (hog_cpu, counter_cpu)
     assert hog_cpu <= 1.1 * wall + 0.2, (hog_cpu, wall)  # one core: Limits.cpu_cores
-    assert len(re.findall(r"^WORK \d+$", counter_log, re.M)) == GAMES * RULES.deals_per_game * 14
