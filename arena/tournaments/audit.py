@@ -10,7 +10,8 @@ Decisions: the done hindsights of the scope's finished matches (``arena.audits``
 them) as ``Trial``s, one per telling decision the bot followed the truth or its knowledge
 in. The decision pair test costs no card luck, so it runs on every two judged bot versions
 that shared a table whatever their owners (colluders use two accounts); a house bot is not
-judged and tells no one its hand, so pairs with one are left out.
+judged and tells no one its hand, so pairs with one are left out, as are bots with no
+judged trial yet.
 """
 
 from __future__ import annotations
@@ -93,8 +94,8 @@ def audit_report(s: Session, tournament_id: int | None, all_pairs: bool = False)
     pairs = [(a, b) for a, b in met if all_pairs or owner[a] == owner[b]]
     judged = documents(s, {match_id for match_id, _ in rows.keys})
     trials = trials_of(judged)
-    house = {v.id for v in versions.values() if "house" in v.manifest}
-    decision_pairs = [(a, b) for a, b in met if not {a, b} & house]
+    judged_bots = {t.bot for t in trials}  # never a house bot's
+    decision_pairs = [(a, b) for a, b in met if a in judged_bots and b in judged_bots]
     found = audit(seatings, pairs, trials, decision_pairs)
     hits = evidence(judged)
 

@@ -1,11 +1,14 @@
-"""``arena audit``: a table per bot and per pair with FLAG, the too-little-data message,
-and one-line errors (a platform stored by the real referee and store in tmp_path)."""
+"""``arena audit``: a table per bot and per pair with FLAG, the decision lines and their
+evidence first, the judging of queued matches, the too-little-data message, and one-line
+errors (a platform stored by the real referee and store in tmp_path)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from arena.store import BlobStore, Database, upgrade
+from tests.analysis_runs.site import played_match
+from tests.audits.site import store_made_up
 from tests.cli.test_cli import ok, one_line_error
 from tests.tournaments.audit_site import copy_played, fill
 
@@ -56,3 +59,39 @@ def test_too_little_data_says_what_a_test_needs(arena, home) -> None:
 
 def test_an_unknown_tournament_is_a_one_line_error(arena, home) -> None:
     one_line_error(arena("audit", "9"), "no tournament with id 9")
+
+
+def played_home(home: Path) -> tuple[Database, int]:
+    """A platform with one finished match of two non-house bots (its hindsight queued)."""
+    url = f"sqlite:///{home / 'arena.db'}"
+    upgrade(url)
+    db = Database(url)
+    return db, played_match(db, BlobStore(home / "blobs")).match_id
+
+
+def test_the_decision_lines_come_first_with_their_evidence(arena, home) -> None:
+    db, match_id = played_home(home)
+    try:
+        waiting = ok(arena("audit", "--no-judge"))
+        assert "Decisions judged in 0 finished matches, 1 waiting" in waiting
+        store_made_up(db, match_id)
+    finally:
+        db.dispose()
+    out = ok(arena("audit", "--no-judge"))
+    flat = " ".join(out.split())
+    assert "Decisions judged in 1 finished matches, 0 waiting" in flat
+    assert "later games first games difference p matches" in flat
+    assert "partner's hand others' hands difference p matches" in flat
+    first = [line for line in out.splitlines() if line.startswith("alice-bot@1 ")][0]
+    assert first.split()[1:3] == ["2/2", "0/1"]  # the decision table's row comes first
+    assert f"alice-bot@1: M{match_id} 2.1.12 #112, M{match_id} 2.1.13 #113" in out
+    assert "x/n = followed the truth x times out of n" in flat
+    assert flat.index("Follows the truth") < flat.index("Rotation advantage")
+    assert "pairs of one owner, or both the operator's: house bots" in flat
+
+
+def test_the_audit_judges_the_queued_matches_here(arena, home) -> None:
+    db, _ = played_home(home)
+    db.dispose()
+    out = ok(arena("audit", "1"))
+    assert "Decisions judged in 1 finished matches, 0 waiting" in " ".join(out.split())
