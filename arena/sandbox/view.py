@@ -336,7 +336,7 @@ def view_for(policy: SandboxPolicy) -> View:
     """The view for ``policy`` (its ``extra_ro_paths``), built or found once per process."""
     key = (tuple(policy.extra_ro_paths), os.geteuid())
     with _lock:
-        if key not in _views:
+        if key not in _views or not _views[key].root.is_dir():  # removed under us: again
             _views[key] = _open_view(policy)
         return _views[key]
 

@@ -3,7 +3,8 @@ cache state (issue 21; benchmarks/cache_channel.py measures it).
 
 A page can still be *set* (read it) and *tested once* (touch it in a mapping: a major fault
 means it was not cached; the test caches it). So in game 1 this bot writes the 52-bit mask of
-its hand into pages of the biggest files under /usr/lib that it can read, once per later game
+its hand into pages of the biggest files under /usr/lib (or, in the sandbox's view, in the
+whole sandbox) that it can read, once per later game
 (each reader destroys what it reads), two pages a bit (bit 1: touch the first, bit 0: the
 second) so that a reader can tell a readable bit (exactly one of the two cached) from one
 that something else on the host touched (both). Pages are 64 KiB apart (readahead and
@@ -31,9 +32,10 @@ def say(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def big_files(count=8):
+def big_files(count=8, tops=("/usr/lib",)):
+    """The biggest files under ``tops`` (the sandbox's view holds only small ones there)."""
     found = []
-    for top, _dirs, files in os.walk("/usr/lib"):
+    for top, _dirs, files in (w for t in tops for w in os.walk(t)):
         for name in files:
             path = os.path.join(top, name)
             try:
@@ -45,9 +47,19 @@ def big_files(count=8):
 
 
 def slots():
-    """(file, offset) of every page slot, the same in every game."""
+    """(file, offset) of every page slot, the same in every game: in the biggest files under
+    /usr/lib, or of the whole sandbox when those are too small."""
+    out = _slots(big_files())
+    if len(out) < 20 * (GAMES - 1) * 2 * BITS:
+        skip = ("proc", "dev", "tmp", "bot")
+        tops = [f"/{t}" for t in sorted(os.listdir("/")) if t not in skip]
+        out = _slots(big_files(tops=[t for t in tops if not os.path.islink(t)]))
+    return out
+
+
+def _slots(paths):
     out = []
-    for path in big_files():
+    for path in paths:
         size = os.path.getsize(path)
         out += [(path, off) for off in range(STRIDE, size - STRIDE, STRIDE)]
     return out
