@@ -166,7 +166,7 @@ def _evidence(lines: list[AuditLine], what: str) -> str:
     (match, then game.deal.step from 1 as the replay viewer numbers them, and decision id)."""
     out = [
         f"Evidence (up to {MAX_EVIDENCE} per row: decisions where the bot {what}; "
-        "match M game.deal.step, decision id):"
+        "M<match> <game>.<deal>.<step> as the replay numbers them, #<decision id>):"
     ]
     for line in lines:
         if not line.evidence:
