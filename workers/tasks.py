@@ -188,8 +188,9 @@ def send_match(match_id: int, queue: str) -> bool:
     return _send(run_match_task, match_id, queue, "match")
 
 
-def _send(task: Task, job_id: int, queue: str, what: str, priority: int | None = None) -> bool:
-    """Send ``task``'s job for ``job_id``; False, with a warning, when the broker is away."""
+def _send(task: Task, job_id: int, queue: str, what: str, priority: int = 0) -> bool:
+    """Send ``task``'s job for ``job_id`` (``priority``: 0, the default, first; 9 last);
+    False, with a warning, when the broker is away."""
     try:
         task.apply_async((job_id,), queue=queue, priority=priority)
     except BrokerError as exc:
@@ -252,7 +253,7 @@ def recovery(db: Database, runtime: Runtime) -> str:
     return (
         f"{sum(sent.values())} matches sent again (or first: new ladder matches), "
         f"{sum(fed.values())} ladder matches scheduled, {len(restarted)} validations restarted, "
-        f"{analyses} analyses sent again, {hindsights} hindsights sent again"
+        f"{hindsights} hindsights and {analyses} analyses sent again"
     )
 
 

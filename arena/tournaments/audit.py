@@ -149,11 +149,11 @@ def trials_of(judged: list[Judged]) -> list[Trial]:
     ]
 
 
-def evidence(judged: list[Judged]) -> dict[tuple[int, ...], list[Evidence]]:
+def evidence(judged: list[Judged]) -> dict[tuple[Hashable, ...], list[Evidence]]:
     """The decisions behind each decision test's suspect count, by the test's bots: a bot's
     truth followed in later games (memory), and each of two bots' truth followed given
     the other's hand (pair, keyed lower id first), in match order."""
-    out: dict[tuple[int, ...], list[Evidence]] = {}
+    out: dict[tuple[Hashable, ...], list[Evidence]] = {}
     for match_id, seats, h in _hindsights(judged):
         bot = seats[h.entrant]
         for t in h.telling:

@@ -82,7 +82,7 @@ def test_the_decision_lines_come_first_with_their_evidence(arena, home) -> None:
     assert "Decisions judged in 1 finished matches, 0 waiting" in flat
     assert "later games first games difference p matches" in flat
     assert "partner's hand others' hands difference p matches" in flat
-    first = [line for line in out.splitlines() if line.startswith("alice-bot@1 ")][0]
+    first = next(line for line in out.splitlines() if line.startswith("alice-bot@1 "))
     assert first.split()[1:3] == ["2/2", "0/1"]  # the decision table's row comes first
     assert f"alice-bot@1: M{match_id} 2.1.12 #112, M{match_id} 2.1.13 #113" in out
     assert "x/n = followed the truth x times out of n" in flat
