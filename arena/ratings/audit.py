@@ -129,7 +129,7 @@ def audit(
     told = list(trials)
     decisions = [_decisions(bot, told) for bot in sorted_unique([t.bot for t in told])]
     shared = [_decision_pair(a, b, told) for a, b in decision_pairs]
-    m = tests_counted([*rotation, *tested, *decisions, *shared])
+    m = counted_tests([*rotation, *tested, *decisions, *shared])
     threshold = FAMILY_ALPHA / max(m, 1)
 
     def flag(found: list[Finding]) -> list[Finding]:
@@ -138,7 +138,7 @@ def audit(
     return Audit(flag(rotation), flag(tested), m, threshold, flag(decisions), flag(shared))
 
 
-def tests_counted(found: Sequence[Finding]) -> int:
+def counted_tests(found: Sequence[Finding]) -> int:
     """The least m such that at most m tests could reach ``FAMILY_ALPHA / m`` (each test
     with a p-value whose ``least_p`` is that small): Tarone's count, at most the number of
     tests with a p-value."""
@@ -225,9 +225,11 @@ def luck_share(contrasts: dict[Hashable, list[tuple[float, float]]]) -> float:
     slope over every bot and match, in [0, 1]; 1 (the plain duplicate comparison) when
     there are too few to fit it."""
     pairs = np.array([c for found in contrasts.values() for c in found]).reshape(-1, 2)
+    if len(pairs) < MIN_MATCHES:
+        return 1.0
     own, par = pairs[:, 0] - pairs[:, 0].mean(), pairs[:, 1] - pairs[:, 1].mean()
     spread = float(par @ par)
-    if len(pairs) < MIN_MATCHES or not spread > 0:
+    if not spread > 0:
         return 1.0
     return min(1.0, max(0.0, float(own @ par) / spread))
 
