@@ -63,11 +63,13 @@ class Row:
     work: list[int] = dataclasses.field(default_factory=list)
     worst_ms: float = 0.0
     cpu_s: list[float] = dataclasses.field(default_factory=lambda: [0.0, 0.0])
+    forfeits: int = 0  # matches the neighbour was forfeited in (it failed to start, ...)
 
     def add(self, other: Row) -> None:
         self.work += other.work
         self.worst_ms = max(self.worst_ms, other.worst_ms)
         self.cpu_s = [a + b for a, b in zip(self.cpu_s, other.cpu_s, strict=True)]
+        self.forfeits += other.forfeits
 
 
 def one_match(counter: Path, neighbour: Path, area: Path) -> Row:
@@ -95,7 +97,7 @@ def one_match(counter: Path, neighbour: Path, area: Path) -> Row:
         if game["seats"][entry["seat"]] == 0 and "ms" in entry
     )
     cpu = [sum(g["cpu_ms"][g["seats"].index(e)] or 0 for g in games) / 1000 for e in (0, 1)]
-    return Row(work, worst, cpu)
+    return Row(work, worst, cpu, int(result.forfeited[1]))
 
 
 def without_cpu_controller(run: Callable[[], Row]) -> Row:
@@ -174,6 +176,7 @@ def main() -> None:
         print(
             f"{name:28} {med:13,.0f} {med / base:8.0%} {low / base:8.0%} {row.worst_ms:12.1f} ms"
             f" {counter_s:15.1f} / {neighbour_s:.1f}"
+            + (f"   (neighbour forfeited in {row.forfeits})" if row.forfeits else "")
         )
 
 

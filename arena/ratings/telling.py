@@ -87,7 +87,8 @@ def pair_table(trials: Iterable[Trial], a: Hashable, b: Hashable) -> Table:
         counts = [x + y for x, y in zip(counts, cell, strict=True)]
     extreme = [(min(n, h + bh), n, h + bh - min(n, h + bh), bn) for h, n, bh, bn in strata]
     least = _cmh(extreme)
-    return Table(*counts, _cmh(strata), 1.0 if least is None else least)
+    hits, n, base_hits, base_n = counts
+    return Table(hits, n, base_hits, base_n, _cmh(strata), 1.0 if least is None else least)
 
 
 def _fisher(hits: int, n: int, base_hits: int, base_n: int) -> Table:

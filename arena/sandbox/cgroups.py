@@ -151,6 +151,7 @@ class BotCgroup:
         self._cpu = None if where.cpu is None else where.cpu / policy.cgroup_parent / name
         self._memory = where.memory / policy.cgroup_parent / name
         # the CPU counter: v2 the group's cpu.stat (there without the controller too)
+        self._cpu_time: Path | None
         if where.version == "cgroup2":
             self._cpu_time = self._memory / "cpu.stat"
         else:

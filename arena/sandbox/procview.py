@@ -53,7 +53,8 @@ SYSCTLS = {
     "fs/nr_open": "the ceiling of RLIMIT_NOFILE",
     "fs/pipe-max-size": "fcntl(F_SETPIPE_SZ) users read it",
 }
-_MEMINFO_ZERO = ("Buffers", "Cached", "SwapCached", "Active", "Inactive", "SwapTotal")
+_MEMINFO_ZERO: tuple[str, ...] = ("Buffers", "Cached", "SwapCached", "Active", "Inactive")
+_MEMINFO_ZERO += ("SwapTotal",)
 _MEMINFO_ZERO += ("SwapFree", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem", "Slab")
 _MEMINFO_ZERO += ("KernelStack", "PageTables", "CommitLimit", "Committed_AS")
 _MEMINFO_ZERO += ("HugePages_Total", "HugePages_Free")
