@@ -22,6 +22,7 @@ DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minut
 DEFAULT_STORAGE_QUOTA = 256 * 1024 * 1024  # four uploads at the cap, hundreds of usual bots
 DEFAULT_LEASE_S = 60.0
 DEFAULT_MAX_ATTEMPTS = 3
+DEFAULT_AUDIT_SHARE = 0.5  # of a worker's play time its inline judging may take
 DEFAULT_LOGIN_LIMIT = (5, 20, 15 * 60)  # failures per account, per address, window (s)
 DEFAULT_SIGNUPS_PER_HOUR = 10  # per address
 DEFAULT_VISIBILITY_S = 2 * 3600  # Redis hands an unacknowledged job out again after this
@@ -43,6 +44,8 @@ class Settings:
     ``broker_url``: Celery broker for the cluster mode;
     ``lease_s``: how long a worker may go silent before its match is handed to another;
     ``max_attempts``: claims of one match before it ends failed;
+    ``audit_share``: the share of a worker's play time it may spend judging its own matches
+    for the audit at once, the rest queued (``ARENA_AUDIT_SHARE``; 0: all queued);
     ``broker_configured``: ``ARENA_BROKER_URL`` is set, so uploaded bots are validated by
     Celery workers (else in the web process's own background thread);
     ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
@@ -75,6 +78,7 @@ class Settings:
     broker_url: str = DEFAULT_BROKER
     lease_s: float = DEFAULT_LEASE_S
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    audit_share: float = DEFAULT_AUDIT_SHARE
     broker_configured: bool = False
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
@@ -111,6 +115,9 @@ class Settings:
             ),
             lease_s=_number(env, "ARENA_LEASE_SECONDS", float, DEFAULT_LEASE_S, minimum=1),
             max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, DEFAULT_MAX_ATTEMPTS, minimum=1),
+            audit_share=_number(
+                env, "ARENA_AUDIT_SHARE", float, DEFAULT_AUDIT_SHARE, minimum=0.0
+            ),
             broker_configured=bool(env.get("ARENA_BROKER_URL")),
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(

@@ -93,11 +93,11 @@ class Workers:
         self.procs: list[subprocess.Popen] = []
         self.env: dict[str, str] = {}  # more settings for the next workers started
 
-    def start(self, concurrency: int = 1) -> subprocess.Popen:
+    def start(self, concurrency: int = 1, *options: str) -> subprocess.Popen:
         data_dir = self.root / f"worker-{len(self.procs)}"
         log = open(self.root / f"worker-{len(self.procs)}.log", "wb")  # noqa: SIM115
         proc = subprocess.Popen(
-            [*arena_command(), "worker", "--concurrency", str(concurrency)],
+            [*arena_command(), "worker", "--concurrency", str(concurrency), *options],
             env={**cluster_env(self.db, self.redis, data_dir), **self.env},
             cwd=self.root,
             stdout=log,

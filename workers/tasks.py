@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 _context: tuple[int, Database, Runtime] | None = None
 _settings: Settings | None = None
+_budget: audits.Budget | None = None  # this process's inline judging (``judge_or_send``)
 
 
 def _configured() -> Settings:
@@ -142,7 +143,9 @@ def _run_match(task: Task, match_id: int) -> str:
     db, runtime = context()
     if job_withdrawn(db, match_id):
         return "stopped"  # an organiser stopped the tournament after this job was sent
+    started = time.monotonic()
     status = play_until_stopped(db, runtime, match_id, worker_name())
+    played_s = time.monotonic() - started
     if status == "stopped":
         return status  # given back unsent: the organiser's next start sends it again
     if status == "retry":
@@ -154,7 +157,6 @@ def _run_match(task: Task, match_id: int) -> str:
         ladder_id = None if ladder is None else ladder.id
     if running:  # leased elsewhere: if that worker is lost, its lease runs out
         raise task.retry(countdown=runtime.settings.lease_s)
-    send_hindsights(db, runtime, match_id)  # the decision audit's, queued with the result
     if ladder_id is not None:
         # A playing ladder keeps every worker busy, and the beat's ticks expire unread while
         # none is free to take one: after a ladder match its worker tops the ladder up at
@@ -164,9 +166,11 @@ def _run_match(task: Task, match_id: int) -> str:
         send_new_matches(db, tournament_id)
         if _tick_due(runtime.settings.lease_s):
             log.info("after ladder match %s: %s", match_id, recovery(db, runtime))
-        return status
-    finish_if_over(db, tournament_id)
-    send_new_matches(db, tournament_id)
+    else:
+        finish_if_over(db, tournament_id)
+        send_new_matches(db, tournament_id)
+    # Last, once the next matches are out: the decision audit's judging of this one.
+    judge_or_send(db, runtime, match_id, played_s)
     return status
 
 
@@ -323,8 +327,14 @@ def send_hindsight(hindsight_id: int) -> bool:
     return _send(hindsight_task, hindsight_id, AUDIT_QUEUE, "hindsight", AUDIT_PRIORITY)
 
 
-def send_hindsights(db: Database, runtime: Runtime, match_id: int) -> int:
-    """Send the just-recorded match's hindsight if it has one never sent (a second job of
-    the same match sends nothing). How many were sent."""
-    due = audits.unsent(db, runtime.settings.lease_s, match_id)
-    return sum(send_hindsight(hindsight_id) for hindsight_id in due)
+def judge_or_send(db: Database, runtime: Runtime, match_id: int, played_s: float) -> list[str]:
+    """The just-recorded match's hindsight, if it has one never sent (a second job of the
+    same match finds none): judged in this process within its budget
+    (``arena.audits.budget``), else sent to the audit queue."""
+    global _budget
+    if _budget is None or _budget.share != runtime.settings.audit_share:
+        _budget = audits.Budget(runtime.settings.audit_share)
+    _budget.played(played_s)
+    return audits.judge_or_send(
+        db, runtime.settings, _budget, match_id, worker_name(), send_hindsight
+    )

@@ -5,6 +5,8 @@ pay for the master."""
 
 from __future__ import annotations
 
+import sys
+
 from arena.analysis.hindsight import Hindsight, Telling
 from arena.store import Database, get_match
 from arena.store.hindsights import claim_hindsight, store_hindsight, unfinished
@@ -40,3 +42,12 @@ def store_made_up(db: Database, match_id: int, judged: list[Hindsight] = MADE_UP
         lease = claim_hindsight(s, hindsight_id, "test-worker")
         assert lease is not None
         assert store_hindsight(s, lease, [h.to_dict() for h in judged], 1.5)
+
+
+def fake_judging(monkeypatch, body) -> None:
+    """The master's judging replaced by ``body(progress)`` (the tests of the plumbing)."""
+
+    def judged(record, entrants, seed=0, progress=None):
+        return body(progress)
+
+    monkeypatch.setattr(sys.modules["arena.audits.run"], "match_hindsight", judged)

@@ -5,7 +5,6 @@ gives it back uncounted, and the recovery sends what was never sent or lost."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -34,6 +33,7 @@ from arena.store.models import utcnow
 from arena.tournaments.run import match_spec
 from arena.tournaments.spec import TournamentSpec
 from tests.analysis_runs.site import Played
+from tests.audits.site import fake_judging
 from tests.support import both_databases
 
 
@@ -122,15 +122,6 @@ def test_a_second_claimer_is_skipped(db: Database, played: Played):
         assert claim_hindsight(s, hindsight_id, "holder") is not None
     assert audits.run(db, hindsight_id, "other") == "skipped"
     assert (the_row(db).status, the_row(db).worker) == ("running", "holder")
-
-
-def fake_judging(monkeypatch, body) -> None:
-    """The master's judging replaced by ``body(progress)`` (the tests of the plumbing)."""
-
-    def judged(record, entrants, seed=0, progress=None):
-        return body(progress)
-
-    monkeypatch.setattr(sys.modules["arena.audits.run"], "match_hindsight", judged)
 
 
 def test_a_worker_that_loses_its_lease_stops_and_stores_nothing(

@@ -1,19 +1,22 @@
-"""The decision audit on the Celery backend, everything real (Redis, Postgres, an ``arena
-worker`` process started with its default queues): a recorded match's hindsight, sent as
-its match's job sends it (to the audit queue, at the lowest priority), is judged by the
-worker and stored once; sending it again sends nothing."""
+"""The decision audit on the Celery backend, everything real (Redis, Postgres, ``arena
+worker`` processes): a recorded match's hindsight, sent to the audit queue as its match's
+job sends it past the worker's budget, is judged by a worker on its default queues and
+stored once, and sending it again sends nothing; within the budget, the worker that played
+the match judges it at once, though it takes no audit jobs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from sqlalchemy import select
 from sqlalchemy.orm import undefer
 
 from arena.analysis.hindsight import Hindsight
-from arena.store import BlobStore, Database, MatchHindsight
+from arena.store import BlobStore, Database, Match, MatchHindsight
 from tests.analysis_runs.site import played_match
 from tests.services.test_executor import wait_for
-from tests.workers.test_celery import wait_ready
+from tests.workers.test_celery import HOUSE, LOWCARD, bots, create, finished, follow_cli, wait_ready
 
 
 def row(db: Database, match_id: int) -> MatchHindsight:
@@ -27,16 +30,17 @@ def test_a_finished_match_is_judged_by_a_worker_and_stored_once(
 ):
     from workers.app import app
     from workers.identity import sending_for
-    from workers.tasks import send_hindsights
+    from workers.tasks import judge_or_send
 
     monkeypatch.setattr(app.conf, "broker_url", redis.url)
     monkeypatch.setattr(app, "_pool", None)  # pooled connections of an earlier test's Redis
     monkeypatch.setattr(app.amqp, "_producer_pool", None)
     match_id = played_match(cluster_db, BlobStore(tmp_path / "blobs")).match_id
     assert row(cluster_db, match_id).status == "queued"
+    queued = replace(runtime, settings=replace(runtime.settings, audit_share=0.0))
     with sending_for(cluster_db):
-        assert send_hindsights(cluster_db, runtime, match_id) == 1
-        assert send_hindsights(cluster_db, runtime, match_id) == 0  # a second job: sent once
+        assert judge_or_send(cluster_db, queued, match_id, 10.0) == ["sent"]
+        assert judge_or_send(cluster_db, queued, match_id, 10.0) == []  # a second job: none
     workers.start()
     wait_ready(workers, 1)
     wait_for(
@@ -52,3 +56,26 @@ def test_a_finished_match_is_judged_by_a_worker_and_stored_once(
     assert [h.entrant for h in judged] == [0, 1]
     assert done.cpu_seconds is not None and done.cpu_seconds > 0
     assert "queues arena,arena.recovery,audit" in workers.logs()
+
+
+def test_a_worker_judges_the_matches_it_played_within_its_budget(
+    cluster_db, runtime, redis, workers, tmp_path: Path
+):
+    tid = create(cluster_db, runtime, [*bots(cluster_db, runtime, tmp_path, LOWCARD, "lo"), *HOUSE])
+    workers.start(1, "--no-audit")  # it never takes a job of the audit queue
+    wait_ready(workers, 1)
+    finished(follow_cli(cluster_db, redis, tmp_path, tid), workers)
+    with cluster_db.session(read_only=True) as s:
+        query = select(Match.id, Match.worker).where(Match.tournament_id == tid)
+        played = {match_id: worker for match_id, worker in s.execute(query)}
+    # the first match a worker plays is judged whatever it cost (nothing judged yet)
+
+    def judged() -> list[MatchHindsight]:
+        return [h for h in (row(cluster_db, m) for m in played) if h.status == "done"]
+
+    wait_for(judged, 240, "a hindsight judged by the worker", workers.logs)
+    for done in judged():
+        assert done.worker == played[done.match_id]  # by the worker that played it
+        assert len(done.result["entrants"]) == 1  # the one bot that is not a house bot
+    assert not [m for m in played if row(cluster_db, m).status == "failed"], workers.logs()
+    assert "queues arena,arena.recovery\n" in workers.logs()

@@ -1,0 +1,66 @@
+"""How much of a worker's time the audit may take from play, so that it keeps pace.
+
+Sent to the audit queue at the lowest priority alone, a busy ladder starves the judging:
+a worker takes an audit job only once no match waits, and a ladder that keeps every worker
+busy never lets one wait. So each worker judges its own just-played match at once, in the
+same process, while its judging so far has taken at most ``share`` of the wall time its
+matches took; the rest goes to the queue, for a worker that has nothing else to do.
+Matches are then slowed by at most ``share / (1 + share)`` (a third at the default 0.5,
+a judging's length aside), and at least that share of the play is judged as it is played
+however busy the ladder is.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from arena.audits.recovery import unsent
+from arena.audits.run import run
+from arena.config import DEFAULT_AUDIT_SHARE, Settings
+from arena.store import Database
+
+
+@dataclass
+class Budget:
+    """One worker process's account: seconds played and seconds judged inline."""
+
+    share: float = DEFAULT_AUDIT_SHARE
+    played_s: float = 0.0
+    judged_s: float = 0.0
+
+    def played(self, seconds: float) -> None:
+        self.played_s += seconds
+
+    def allows(self) -> bool:
+        """Whether the next judging may run inline (0: never, everything to the queue)."""
+        return self.share > 0 and self.judged_s <= self.share * self.played_s
+
+    def judged(self, seconds: float) -> None:
+        self.judged_s += seconds
+
+
+def judge_or_send(
+    db: Database,
+    settings: Settings,
+    budget: Budget,
+    match_id: int,
+    worker: str,
+    send: Callable[[int], object],
+) -> list[str]:
+    """The just-recorded match's hindsight (if it has one never sent): judged here while
+    ``budget`` allows, else given to ``send`` (the audit queue). What became of each:
+    ``run``'s status, or ``sent``."""
+    ended = []
+    for hindsight_id in unsent(db, settings.lease_s, match_id):
+        if not budget.allows():
+            send(hindsight_id)
+            ended.append("sent")
+            continue
+        started = time.monotonic()
+        try:
+            ended.append(run(db, hindsight_id, worker, settings))
+        finally:
+            budget.judged(time.monotonic() - started)
+    return ended

@@ -1,0 +1,74 @@
+"""A worker's inline judging: it judges its own just-played match while its judging has
+taken at most its share of the play, and queues the rest; a match's hindsight is judged
+or sent once, whichever way it goes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from arena import audits
+from arena.analysis.hindsight import Hindsight
+from arena.config import Settings
+from arena.store import Database
+from tests.analysis_runs.site import Played
+from tests.audits.site import fake_judging
+from tests.audits.test_hindsights import the_row
+
+
+def test_the_budget_allows_its_share_of_the_play() -> None:
+    budget = audits.Budget(0.5)
+    budget.played(10.0)
+    assert budget.allows()
+    budget.judged(6.0)  # more than half of 10 s
+    assert not budget.allows()
+    budget.played(2.0)  # 6 s of 12: half again
+    assert budget.allows()
+    never = audits.Budget(0.0)
+    never.played(100.0)
+    assert not never.allows()
+
+
+def test_within_the_budget_the_match_is_judged_here_once(
+    db: Database, played: Played, monkeypatch, tmp_path: Path
+) -> None:
+    def slow(progress):
+        time.sleep(0.2)
+        return [Hindsight(0, 3, ())]
+
+    fake_judging(monkeypatch, slow)
+    budget, sent = audits.Budget(0.5), []
+    budget.played(1.0)
+    args = (
+        db,
+        Settings(db.url.render_as_string(hide_password=False), tmp_path),
+        budget,
+        played.match_id,
+        "w",
+        sent.append,
+    )
+    assert audits.judge_or_send(*args) == ["done"]
+    assert the_row(db).status == "done" and sent == []
+    assert budget.judged_s >= 0.2  # the judging's wall time is charged to the budget
+    assert audits.judge_or_send(*args) == []  # the same match again: nothing to do
+
+
+def test_past_the_budget_it_goes_to_the_queue(
+    db: Database, played: Played, monkeypatch, tmp_path: Path
+) -> None:
+    fake_judging(monkeypatch, lambda progress: [Hindsight(0, 3, ())])
+    budget, sent = audits.Budget(0.5), []
+    budget.played(1.0)
+    budget.judged(0.6)
+    args = (
+        db,
+        Settings(db.url.render_as_string(hide_password=False), tmp_path),
+        budget,
+        played.match_id,
+        "w",
+        sent.append,
+    )
+    assert audits.judge_or_send(*args) == ["sent"]
+    row = the_row(db)
+    assert sent == [row.id] and row.status == "queued" and row.queued_at is not None
+    assert audits.judge_or_send(*args) == [] and sent == [row.id]  # sent once
