@@ -55,15 +55,17 @@ def test_control_vmstat_bot_remembers_without_the_defences(
     tmp_path: Path, sandbox_policy: SandboxPolicy
 ) -> None:
     # Up to three matches: another process on this host that moves one of the counters
-    # between the games (a test run's Node bot giving memory back, a direct read) spoils it.
+    # between the games (a test run's Node bot giving memory back, a direct read) spoils it,
+    # and on a busy host a few bits of a hand: 11 of its 13 cards right is carried (a hand
+    # guessed from the 39 cards the bot does not hold shares about 3 with it).
     unsafe = dataclasses.replace(sandbox_policy, close_channels=False)
     for attempt in range(3):
         run = tmp_path / f"attempt-{attempt}"
         record, [log], _ = play([vmstat_bot(run)], run, unsafe, CLOCK)
-        first_hand = sorted(hand_of(record, 0, 0, 0))
-        found = remembered(log)
-        if any(hand == first_hand for hand in found.values()):
+        first_hand = set(hand_of(record, 0, 0, 0))
+        right = max((len(first_hand & set(hand)) for hand in remembered(log).values()), default=0)
+        if right >= 11:
             break
-    assert any(hand == first_hand for hand in found.values()), (first_hand, log[-3000:])
+    assert right >= 11, (sorted(first_hand), log[-3000:])
     for channel in ("lazyfree", "interleave", "pin"):
         assert re.search(rf"^WROTE game 0 via {channel}: ok$", log, re.M), log[-3000:]
