@@ -115,9 +115,7 @@ class Settings:
             ),
             lease_s=_number(env, "ARENA_LEASE_SECONDS", float, DEFAULT_LEASE_S, minimum=1),
             max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, DEFAULT_MAX_ATTEMPTS, minimum=1),
-            audit_share=_number(
-                env, "ARENA_AUDIT_SHARE", float, DEFAULT_AUDIT_SHARE, minimum=0.0
-            ),
+            audit_share=_number(env, "ARENA_AUDIT_SHARE", float, DEFAULT_AUDIT_SHARE, minimum=0.0),
             broker_configured=bool(env.get("ARENA_BROKER_URL")),
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(

@@ -4,7 +4,9 @@ One ``arena worker`` (concurrency 1, its default queues, so it takes audit jobs 
 ``redis-server`` of this script's own and Postgres plays a tournament of four sandboxed
 copies of the random sample bot (4 games x 5 deals a match; every entrant is judged) with
 the worker's inline judging budget (``ARENA_AUDIT_SHARE``) at 0 (every judging queued, at
-the lowest priority: a busy ladder starves it), at the default 0.5, and at 1. For each it
+the lowest priority: a busy ladder starves it), at the default 0.5, and at 1, after a first
+tournament has given the bots the judged matches past which the budget applies to them (a
+version's first ones are judged whatever it says). For each it
 prints matches per minute while the tournament plays, the share of its matches judged by
 the time its last match was recorded, how long the rest took after that, and the judging's
 CPU seconds per match. A ladder never ends, so what is not judged while it plays waits as
@@ -27,6 +29,7 @@ from sqlalchemy import func, select
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks.workers
 
+from arena.audits.suspects import FIRST_JUDGED
 from arena.config import Settings
 from arena.game import PAGAT
 from arena.house.master import cache as master_cache
@@ -87,10 +90,13 @@ def one_share(
     root = Path(args.root) / f"share-{share}"
     procs = start_workers(env, 1, root)
     try:
-        warm = tournament(db, runtime, refs, 1, seed=1)  # the worker's first start, unpacking
+        # the worker's first start and unpacking; on the first run, the bots' first judged
+        # matches too (judged at once whatever the budget: ``arena.audits.suspects``)
+        warm = tournament(db, runtime, refs, args.warm, seed=1)
         send_matches(db, warm)
         follow(db, warm, lease_s=60)
-        wait_judged(db, warm, 1)
+        wait_judged(db, warm, args.warm)
+        args.warm = 1
         tid = tournament(db, runtime, refs, args.tables, seed=2)
         start = time.perf_counter()
         send_matches(db, tid)
@@ -113,6 +119,7 @@ def main() -> None:
     parser.add_argument("--shares", default="0,0.5,1", help="ARENA_AUDIT_SHARE values to run")
     parser.add_argument("--postgres", default=DEFAULT_PG)
     args = parser.parse_args()
+    args.warm = FIRST_JUDGED
     if master_cache.ensure_built() is not None:
         print("built the master bot's search cache (arena setup)")
     print(f"load average at the start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")

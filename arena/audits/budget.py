@@ -7,19 +7,25 @@ same process, while its judging so far has taken at most ``share`` of the wall t
 matches took; the rest goes to the queue, for a worker that has nothing else to do.
 Matches are then slowed by at most ``share / (1 + share)`` (a third at the default 0.5,
 a judging's length aside), and at least that share of the play is judged as it is played
-however busy the ladder is.
+however busy the ladder is. Past the budget, the matches ``suspects.urgent`` names (a new
+version's first, a suspicious bot's) are judged at once all the same, and counted; a
+share of 0 judges nothing inline (dedicated audit workers take it all from the queue).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.audits.recovery import unsent
 from arena.audits.run import run
+from arena.audits.suspects import urgent
 from arena.config import DEFAULT_AUDIT_SHARE, Settings
 from arena.store import Database
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -50,14 +56,17 @@ def judge_or_send(
     send: Callable[[int], object],
 ) -> list[str]:
     """The just-recorded match's hindsight (if it has one never sent): judged here while
-    ``budget`` allows, else given to ``send`` (the audit queue). What became of each:
-    ``run``'s status, or ``sent``."""
+    ``budget`` allows or the match is urgent (``suspects``), else given to ``send`` (the
+    audit queue). What became of each: ``run``'s status, or ``sent``."""
     ended = []
     for hindsight_id in unsent(db, settings.lease_s, match_id):
         if not budget.allows():
-            send(hindsight_id)
-            ended.append("sent")
-            continue
+            why = urgent(db, match_id) if budget.share > 0 else None  # 0: queue them all
+            if why is None:
+                send(hindsight_id)
+                ended.append("sent")
+                continue
+            log.info("match %s judged past the budget: %s", match_id, why)
         started = time.monotonic()
         try:
             ended.append(run(db, hindsight_id, worker, settings))

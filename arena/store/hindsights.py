@@ -9,7 +9,7 @@ One row per match: house bots are trusted, so a match of house bots alone has no
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -17,11 +17,13 @@ from typing import Any
 from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
+from arena.analysis.hindsight import Hindsight
 from arena.config import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS
+from arena.ratings.telling import Trial
 from arena.store import leases
 from arena.store.db import rowcount
 from arena.store.leases import MAX_REASON, Leased
-from arena.store.models import BotVersion, Match, MatchHindsight, utcnow
+from arena.store.models import BotVersion, GameScore, Match, MatchHindsight, utcnow
 
 HINDSIGHTS = Leased(MatchHindsight, "queued", "hindsight")
 # Taken by a worker since its job was last sent, and its lease ran out: that worker (and the
@@ -225,3 +227,40 @@ def documents(s: Session, match_ids: Collection[int]) -> list[Judged]:
         )
         found += [Judged(m, list(seats), r["entrants"]) for m, seats, r in s.execute(query)]
     return found
+
+
+def judged_matches_of(s: Session, version_id: int, limit: int) -> list[int]:
+    """The latest ``limit`` matches of a bot version whose hindsight is done."""
+    played = select(GameScore.match_id).where(GameScore.bot_version_id == version_id)
+    query = (
+        select(MatchHindsight.match_id)
+        .where(MatchHindsight.status == "done", MatchHindsight.match_id.in_(played))
+        .order_by(MatchHindsight.match_id.desc())
+        .limit(limit)
+    )
+    return list(s.scalars(query))
+
+
+def hindsights_of(judged: Iterable[Judged]) -> Iterator[tuple[int, list[int], Hindsight]]:
+    """(match id, seats, each judged entrant's Hindsight) of the stored documents."""
+    for doc in judged:
+        for entrant in doc.entrants:
+            yield doc.match_id, doc.seats, Hindsight.from_dict(entrant)
+
+
+def trials_of(judged: Iterable[Judged]) -> list[Trial]:
+    """The stored telling decisions as the tests' trials: the bot is the entrant's bot
+    version, ``first`` its match's game 0, ``seen`` the bot version whose hand was added;
+    "neither" answers are no trial (neither the truth nor the knowledge was followed)."""
+    return [
+        Trial(
+            match_id,
+            seats[h.entrant],
+            t.game == 0,
+            None if t.seen is None else seats[t.seen],
+            t.followed == "truth",
+        )
+        for match_id, seats, h in hindsights_of(judged)
+        for t in h.telling
+        if t.followed != "neither"
+    ]

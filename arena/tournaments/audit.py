@@ -23,11 +23,16 @@ from itertools import combinations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.analysis.hindsight import Hindsight
 from arena.ratings.audit import Finding, Seating, audit
-from arena.ratings.telling import Trial
 from arena.store import BotVersion, GameRows, game_rows
-from arena.store.hindsights import Coverage, Judged, coverage, documents
+from arena.store.hindsights import (
+    Coverage,
+    Judged,
+    coverage,
+    documents,
+    hindsights_of,
+    trials_of,
+)
 
 MAX_EVIDENCE = 10  # telling decisions shown per decision line
 
@@ -124,37 +129,12 @@ def audit_report(s: Session, tournament_id: int | None, all_pairs: bool = False)
     )
 
 
-def _hindsights(judged: list[Judged]):
-    """(match id, seats, each judged entrant's Hindsight) of the stored documents."""
-    for doc in judged:
-        for entrant in doc.entrants:
-            yield doc.match_id, doc.seats, Hindsight.from_dict(entrant)
-
-
-def trials_of(judged: list[Judged]) -> list[Trial]:
-    """The stored telling decisions as the tests' trials: the bot is the entrant's bot
-    version, ``first`` its match's game 0, ``seen`` the bot version whose hand was added;
-    "neither" answers are no trial (neither the truth nor the knowledge was followed)."""
-    return [
-        Trial(
-            match_id,
-            seats[h.entrant],
-            t.game == 0,
-            None if t.seen is None else seats[t.seen],
-            t.followed == "truth",
-        )
-        for match_id, seats, h in _hindsights(judged)
-        for t in h.telling
-        if t.followed != "neither"
-    ]
-
-
 def evidence(judged: list[Judged]) -> dict[tuple[Hashable, ...], list[Evidence]]:
     """The decisions behind each decision test's suspect count, by the test's bots: a bot's
     truth followed in later games (memory), and each of two bots' truth followed given
     the other's hand (pair, keyed lower id first), in match order."""
     out: dict[tuple[Hashable, ...], list[Evidence]] = {}
-    for match_id, seats, h in _hindsights(judged):
+    for match_id, seats, h in hindsights_of(judged):
         bot = seats[h.entrant]
         for t in h.telling:
             if t.followed != "truth":

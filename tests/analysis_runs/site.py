@@ -36,6 +36,14 @@ class Played:
 
 
 def played_match(db: Database, blobs: BlobStore, deals: int = 1) -> Played:
+    finished, pending = tables_of(db, blobs, 2, deals)
+    play(db, finished)
+    return Played(finished, pending, _users(db))
+
+
+def tables_of(db: Database, blobs: BlobStore, count: int, deals: int = 1) -> list[int]:
+    """A tournament's ``count`` tables, none played yet, of one game each: alice's bot,
+    bob's and two house bots, in that order."""
     with db.session() as s:
         users = {
             name: create_user(s, name, PASSWORD, admin=name == "carol")
@@ -51,12 +59,15 @@ def played_match(db: Database, blobs: BlobStore, deals: int = 1) -> Played:
         ]
         spec = TournamentSpec(name="cup", rules=PAGAT.with_(deals_per_game=deals), seed=7)
         spec = replace(spec, games_per_match=1, clock=Clock(1000, 5000, 5000))
-        tables = [(0, (0, 1, 2, 3), 101), (1, (0, 1, 2, 3), 102)]
+        tables = [(i, (0, 1, 2, 3), 101 + i) for i in range(count)]
         t = create_tournament(s, spec.columns(), [*bots, *house], tables)
         query = select(Match.id).where(Match.tournament_id == t.id).order_by(Match.id)
-        finished, pending = s.scalars(query)
-    play(db, finished)
-    return Played(finished, pending, users)
+        return list(s.scalars(query))
+
+
+def _users(db: Database) -> dict[str, User]:
+    with db.session(read_only=True) as s:
+        return {u.name: u for u in s.scalars(select(User).order_by(User.id))}
 
 
 def _manifest(name: str, house: str | None = None) -> dict:

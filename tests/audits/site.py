@@ -6,10 +6,13 @@ pay for the master."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from arena.analysis.hindsight import Hindsight, Telling
-from arena.store import Database, get_match
+from arena.audits.suspects import FIRST_JUDGED
+from arena.store import BlobStore, Database, get_match
 from arena.store.hindsights import claim_hindsight, store_hindsight, unfinished
+from tests.analysis_runs.site import play, tables_of
 
 
 def telling(game: int, step: int, followed: str, seen: int | None = None) -> Telling:
@@ -51,3 +54,28 @@ def fake_judging(monkeypatch, body) -> None:
         return body(progress)
 
     monkeypatch.setattr(sys.modules["arena.audits.run"], "match_hindsight", judged)
+
+
+def honest(entrant: int) -> Hindsight:
+    """Follows the truth as often in the first game as in the later ones."""
+    followed = ("truth", "knowledge")
+    return Hindsight(
+        entrant, 8, tuple(telling(g, 10 + 2 * g + i, followed[i]) for g in (0, 1) for i in (0, 1))
+    )
+
+
+def cheat(entrant: int) -> Hindsight:
+    """Follows its knowledge in the first game, the truth in every later one."""
+    first = [telling(0, 10 + i, "knowledge") for i in (0, 1)]
+    return Hindsight(entrant, 8, (*first, *(telling(1, 20 + i, "truth") for i in range(3))))
+
+
+def history(db: Database, tmp_path: Path, entrant_0) -> int:
+    """``FIRST_JUDGED`` matches judged (entrant 0 as ``entrant_0`` makes it, entrant 1
+    honest), and one more played: its id."""
+    *judged, last = tables_of(db, BlobStore(tmp_path / "blobs"), FIRST_JUDGED + 1)
+    for match_id in judged:
+        play(db, match_id)
+        store_made_up(db, match_id, [entrant_0(0), honest(1)])
+    play(db, last)
+    return last

@@ -12,8 +12,8 @@ from arena.analysis.hindsight import Hindsight
 from arena.config import Settings
 from arena.store import Database
 from tests.analysis_runs.site import Played
-from tests.audits.site import fake_judging
-from tests.audits.test_hindsights import the_row
+from tests.audits.site import cheat, fake_judging, history, honest
+from tests.audits.test_hindsights import rows, the_row
 
 
 def test_the_budget_allows_its_share_of_the_play() -> None:
@@ -53,22 +53,37 @@ def test_within_the_budget_the_match_is_judged_here_once(
     assert audits.judge_or_send(*args) == []  # the same match again: nothing to do
 
 
-def test_past_the_budget_it_goes_to_the_queue(
-    db: Database, played: Played, monkeypatch, tmp_path: Path
-) -> None:
-    fake_judging(monkeypatch, lambda progress: [Hindsight(0, 3, ())])
+def past_the_budget(db: Database, match_id: int, tmp_path: Path) -> tuple[list[str], list]:
     budget, sent = audits.Budget(0.5), []
     budget.played(1.0)
     budget.judged(0.6)
-    args = (
-        db,
-        Settings(db.url.render_as_string(hide_password=False), tmp_path),
-        budget,
-        played.match_id,
-        "w",
-        sent.append,
-    )
-    assert audits.judge_or_send(*args) == ["sent"]
-    row = the_row(db)
-    assert sent == [row.id] and row.status == "queued" and row.queued_at is not None
-    assert audits.judge_or_send(*args) == [] and sent == [row.id]  # sent once
+    settings = Settings(db.url.render_as_string(hide_password=False), tmp_path)
+    ended = audits.judge_or_send(db, settings, budget, match_id, "w", sent.append)
+    assert audits.judge_or_send(db, settings, budget, match_id, "w", sent.append) == []
+    return ended, sent
+
+
+def test_past_the_budget_it_goes_to_the_queue(db: Database, monkeypatch, tmp_path: Path):
+    fake_judging(monkeypatch, lambda progress: [Hindsight(0, 3, ())])
+    match_id = history(db, tmp_path, honest)
+    ended, sent = past_the_budget(db, match_id, tmp_path)
+    [row] = [r for r in rows(db) if r.match_id == match_id]
+    assert ended == ["sent"] and sent == [row.id]  # sent once
+    assert row.status == "queued" and row.queued_at is not None
+
+
+def test_past_the_budget_an_urgent_match_is_judged_all_the_same(
+    db: Database, monkeypatch, tmp_path: Path
+):
+    fake_judging(monkeypatch, lambda progress: [Hindsight(0, 3, ())])
+    match_id = history(db, tmp_path, cheat)
+    assert past_the_budget(db, match_id, tmp_path) == (["done"], [])
+
+
+def test_a_share_of_0_queues_even_an_urgent_match(db: Database, monkeypatch, tmp_path: Path):
+    fake_judging(monkeypatch, lambda progress: [Hindsight(0, 3, ())])
+    match_id = history(db, tmp_path, cheat)
+    never, sent = audits.Budget(0.0), []
+    never.played(100.0)
+    settings = Settings(db.url.render_as_string(hide_password=False), tmp_path)
+    assert audits.judge_or_send(db, settings, never, match_id, "w", sent.append) == ["sent"]

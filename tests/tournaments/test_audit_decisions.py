@@ -8,8 +8,8 @@ from pathlib import Path
 
 from arena.ratings.telling import Trial
 from arena.store import BlobStore, Database, get_match
-from arena.store.hindsights import documents
-from arena.tournaments.audit import Evidence, audit_report, trials_of
+from arena.store.hindsights import documents, trials_of
+from arena.tournaments.audit import Evidence, audit_report
 from tests.analysis_runs.site import played_match
 from tests.audits.site import store_made_up
 
