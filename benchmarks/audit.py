@@ -144,7 +144,7 @@ def pools(args: argparse.Namespace) -> dict[str, list[Played]]:
     sizes = {
         "memory": args.pool,
         "subtle": args.pool,
-        "pair": args.pool,
+        "pair": args.pair_pool,
         "honest": args.honest_pool,
     }
     key = (sizes, args.samples)
