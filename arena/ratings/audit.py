@@ -30,6 +30,12 @@ Decisions.  The same two questions asked of every telling decision instead of th
 (:mod:`arena.ratings.telling`): no card luck, so far fewer matches are needed.  These are
 the first line; the points tests stay as the second.
 
+A bot's points rotation test is not flagged when its decision test leans the other way (it
+followed the truth no more often in its later games than in its first): memory shows as
+following the hidden cards where they matter, and a bot that only scores better after its
+first game without doing so is one with a slow first game (a cold start, a timeout), which
+the points alone cannot tell from memory.
+
 Threshold.  One audit runs many tests; each is flagged when its p-value is at most
 ``FAMILY_ALPHA / m`` (Bonferroni), so the chance that an honest field shows any flag is at
 most 1 %, whatever the number of bots and pairs.  m counts the tests with enough data
@@ -135,7 +141,15 @@ def audit(
     def flag(found: list[Finding]) -> list[Finding]:
         return [replace(f, flagged=f.p is not None and f.p <= threshold) for f in found]
 
-    return Audit(flag(rotation), flag(tested), m, threshold, flag(decisions), flag(shared))
+    leaning = {f.bots: f.estimate for f in decisions}
+
+    def corroborated(f: Finding) -> Finding:
+        """A points rotation flag stands unless the bot's decisions lean the other way."""
+        against = leaning.get(f.bots, math.nan) <= 0  # NaN (no such test): False
+        return replace(f, flagged=f.flagged and not against)
+
+    rotation = [corroborated(f) for f in flag(rotation)]
+    return Audit(rotation, flag(tested), m, threshold, flag(decisions), flag(shared))
 
 
 def counted_tests(found: Sequence[Finding]) -> int:

@@ -10,6 +10,8 @@ import pytest
 
 from arena.ratings.audit import FAMILY_ALPHA, Finding, audit, counted_tests
 from arena.ratings.telling import Trial, memory_table, pair_table
+from tests.ratings.test_audit import LUCK
+from tests.ratings.test_audit import match as points_match
 
 
 def exact_upper(hits: int, n: int, base_hits: int, base_n: int) -> float:
@@ -96,3 +98,30 @@ def test_tarone_counts_only_tests_that_could_reach_the_threshold():
     # a test whose least p is alpha/5 counts when m stays at 5 or less
     assert counted_tests([finding(0.5, alpha / 5) for _ in range(5)]) == 5
     assert counted_tests([finding(0.5, alpha / 5) for _ in range(6)]) == 6
+
+
+def test_a_points_rotation_flag_stands_only_where_the_decisions_do_not_lean_against_it():
+    """Bot "a" scores 3 a deal more after its first game (memory, or a slow first game);
+    its decisions tell which: following the truth more later (memory) or not (a cold start,
+    not flagged by the points); a bot without judged decisions keeps its points flag."""
+
+    def points(n: int):
+        def scored(bot: str, g: int, seat: int) -> float:
+            noise = ((7 * n + 3 * g + 5 * seat) % 11 - 5) / 10
+            return LUCK[seat] + noise + (3.0 if bot == "a" and g else 0.0)
+
+        return scored
+
+    rows = [r for n in range(10) for r in points_match(n, tuple("abcd"), points(n))]
+    leaning = {
+        "memory": trials("a", (9, 10), (1, 5)),
+        "cold start": trials("a", (3, 10), (3, 5)),
+        "not judged": [],
+    }
+    flagged = {}
+    for name, told in leaning.items():
+        found = audit(rows, [], told)
+        [rotation] = [f for f in found.rotation if f.bots == ("a",)]
+        assert rotation.p is not None and rotation.p <= found.threshold
+        flagged[name] = rotation.flagged
+    assert flagged == {"memory": True, "cold start": False, "not judged": True}
