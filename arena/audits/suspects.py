@@ -5,7 +5,7 @@ most and soonest.
   comes in, and its placement is where it would climb. A full memory cheat is flagged in
   about four judged matches, so it is caught while it is placed.
 - A bot version whose judged matches so far already lean its way: the memory test on its
-  latest ``RECENT`` judged matches at p <= ``SUSPICIOUS_P``, far above the audit's own
+  latest ``RECENT`` judged matches at p <= ``LEANS_P`` (0.05), far above the audit's own
   threshold, so that the evidence for or against it comes at the pace of its play.
 
 Each judging still counts against the budget, so ordinary matches wait for the budget to
@@ -15,13 +15,13 @@ honest bot does about one time in twenty at any moment).
 
 from __future__ import annotations
 
+from arena.ratings.audit import LEANS_P
 from arena.ratings.telling import memory_table
 from arena.store import Database, get_match
 from arena.store.hindsights import documents, judged_entrants, judged_matches_of, trials_of
 
 FIRST_JUDGED = 8
 RECENT = 40
-SUSPICIOUS_P = 0.05
 
 
 def urgent(db: Database, match_id: int) -> str | None:
@@ -34,6 +34,6 @@ def urgent(db: Database, match_id: int) -> str | None:
             if len(judged) < FIRST_JUDGED:
                 return f"bot version {version} has {len(judged)} judged matches"
             p = memory_table(trials_of(documents(s, judged)), version).p
-            if p is not None and p <= SUSPICIOUS_P:
+            if p is not None and p <= LEANS_P:
                 return f"bot version {version} leans to the truth in later games (p = {p:.3g})"
     return None

@@ -30,11 +30,11 @@ Decisions.  The same two questions asked of every telling decision instead of th
 (:mod:`arena.ratings.telling`): no card luck, so far fewer matches are needed.  These are
 the first line; the points tests stay as the second.
 
-A bot's points rotation test is not flagged when its decision test leans the other way (it
-followed the truth no more often in its later games than in its first): memory shows as
-following the hidden cards where they matter, and a bot that only scores better after its
-first game without doing so is one with a slow first game (a cold start, a timeout), which
-the points alone cannot tell from memory.
+A bot's points rotation test is flagged only where its decision test, if it has one, leans
+to the truth as well (p <= ``LEANS_P``, far above the threshold): memory shows as following
+the hidden cards where they matter, and a bot that only scores better after its first game
+is one with a slow first game (a cold start, a timeout), which the points alone cannot tell
+from memory.
 
 Threshold.  One audit runs many tests; each is flagged when its p-value is at most
 ``FAMILY_ALPHA / m`` (Bonferroni), so the chance that an honest field shows any flag is at
@@ -59,6 +59,7 @@ from arena.ratings.margin import residuals
 from arena.ratings.telling import Table, Trial, memory_table, pair_table
 
 FAMILY_ALPHA = 0.01  # chance that an honest field shows any flag
+LEANS_P = 0.05  # a decision test this low leans to the truth (corroborates, ``audits.suspects``)
 MIN_MATCHES = 8  # a bot's matches before its rotation test (t needs a few degrees of freedom)
 MIN_PAIR_MATCHES = 5  # matches together, and each bot's apart, before a pair test
 NEEDS = (
@@ -141,12 +142,13 @@ def audit(
     def flag(found: list[Finding]) -> list[Finding]:
         return [replace(f, flagged=f.p is not None and f.p <= threshold) for f in found]
 
-    leaning = {f.bots: f.estimate for f in decisions}
+    judged = {f.bots: f.p for f in decisions if f.p is not None}
 
     def corroborated(f: Finding) -> Finding:
-        """A points rotation flag stands unless the bot's decisions lean the other way."""
-        against = leaning.get(f.bots, math.nan) <= 0  # NaN (no such test): False
-        return replace(f, flagged=f.flagged and not against)
+        """A points rotation flag stands where the bot's decisions lean to the truth too, or
+        where it has no decision test."""
+        p = judged.get(f.bots)
+        return replace(f, flagged=f.flagged and (p is None or p <= LEANS_P))
 
     rotation = [corroborated(f) for f in flag(rotation)]
     return Audit(rotation, flag(tested), m, threshold, flag(decisions), flag(shared))
