@@ -30,7 +30,7 @@ from arena.house.master.strategy import Valuation, distinct
 
 KNOWING_SAMPLES = 128  # sampled deals for the seat's knowledge
 TRUTH_SAMPLES = 64  # playouts of the true deal (its only noise is the playouts')
-TELLS = 0.25  # points: how much better the truth's best must be, under the truth
+TELLS = 1.0  # points: how much better the truth's best must be, under the truth
 FOLLOWED = ("truth", "knowledge", "neither")
 
 

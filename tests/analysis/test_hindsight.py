@@ -62,11 +62,9 @@ def test_a_memory_cheat_follows_the_truth_in_later_games_and_an_honest_master_do
         return sum(t.followed == "truth" for t in told), len(told)
 
     hits, n = later(cheat)
+    assert n >= 5 and hits / n >= 0.8
     honest_hits, honest_n = later(honest)
-    assert n >= 5 and honest_n >= 5
-    # where the truth's best is only a little better, the cheat's own search (128 samples
-    # of the known deal) does not always find it: not every truth is followed
-    assert hits / n >= 0.7 and hits / n - honest_hits / honest_n >= 0.2
+    assert honest_n >= 5 and honest_hits / honest_n <= 0.6
     assert {t.followed for t in cheat.telling + honest.telling} <= set(FOLLOWED)
     # every other entrant's hand was tried for the pair tests
     assert {t.seen for t in cheat.telling} - {None} <= {1, 2, 3}
