@@ -5,8 +5,9 @@ a worker takes an audit job only once no match waits, and a ladder that keeps ev
 busy never lets one wait. So each worker judges its own just-played match at once, in the
 same process, while its judging so far has taken at most ``share`` of the wall time its
 matches took; the rest goes to the queue, for a worker that has nothing else to do.
-Matches are then slowed by at most ``share / (1 + share)`` (a third at the default 0.5,
-a judging's length aside), and at least that share of the play is judged as it is played
+A judging runs only where one of the mean cost so far still fits, so matches are slowed by
+at most ``share / (1 + share)`` (a third at the default 0.5, the first judging and the
+spread of their costs aside), and about that share of the play is judged as it is played
 however busy the ladder is. Past the budget, the matches ``suspects.urgent`` names (a new
 version's first, a suspicious bot's) are judged at once all the same, and counted; a
 share of 0 judges nothing inline (dedicated audit workers take it all from the queue).
@@ -35,16 +36,21 @@ class Budget:
     share: float = DEFAULT_AUDIT_SHARE
     played_s: float = 0.0
     judged_s: float = 0.0
+    judgings: int = 0
 
     def played(self, seconds: float) -> None:
         self.played_s += seconds
 
     def allows(self) -> bool:
-        """Whether the next judging may run inline (0: never, everything to the queue)."""
-        return self.share > 0 and self.judged_s <= self.share * self.played_s
+        """Whether the next judging, at the mean cost of those so far, stays within the
+        share (0: never, everything to the queue). The first is allowed: its cost is not
+        known yet."""
+        mean = self.judged_s / self.judgings if self.judgings else 0.0
+        return self.share > 0 and self.judged_s + mean <= self.share * self.played_s
 
     def judged(self, seconds: float) -> None:
         self.judged_s += seconds
+        self.judgings += 1
 
 
 def judge_or_send(

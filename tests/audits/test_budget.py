@@ -16,13 +16,14 @@ from tests.audits.site import cheat, fake_judging, history, honest
 from tests.audits.test_hindsights import rows, the_row
 
 
-def test_the_budget_allows_its_share_of_the_play() -> None:
+def test_the_budget_allows_a_judging_while_one_more_fits_in_its_share() -> None:
     budget = audits.Budget(0.5)
-    budget.played(10.0)
-    assert budget.allows()
-    budget.judged(6.0)  # more than half of 10 s
+    budget.played(2.0)
+    assert budget.allows()  # the first: its cost is not known yet
+    budget.judged(4.0)  # 4 s so far, 4 s a judging: the next fits once 8 s fit, at 16 s played
+    budget.played(12.0)
     assert not budget.allows()
-    budget.played(2.0)  # 6 s of 12: half again
+    budget.played(2.0)
     assert budget.allows()
     never = audits.Budget(0.0)
     never.played(100.0)
