@@ -5,8 +5,8 @@ One ``arena worker`` (concurrency 1, its default queues, so it takes audit jobs 
 copies of the random sample bot (4 games x 5 deals a match; every entrant is judged) with
 the worker's inline judging budget (``ARENA_AUDIT_SHARE``) at 0 (every judging queued, at
 the lowest priority: a busy ladder starves it), at the default 0.5, and at 1, after a first
-tournament has given the bots the judged matches past which the budget applies to them (a
-version's first ones are judged whatever it says). For each it
+tournament (row "(first)", at 0) has given the bots the judged matches past which the
+budget applies to them (a version's first ones are judged whatever it says). For each it
 prints matches per minute while the tournament plays, the share of its matches judged by
 the time its last match was recorded, how long the rest took after that, and the judging's
 CPU seconds per match. A ladder never ends, so what is not judged while it plays waits as
@@ -81,23 +81,27 @@ def wait_judged(db: Database, tid: int, count: int) -> float:
 
 
 def one_share(
-    db: Database, runtime: Runtime, redis: RedisServer, refs: list[str], args, share: float
+    db: Database,
+    runtime: Runtime,
+    redis: RedisServer,
+    refs: list[str],
+    args,
+    share: float,
+    tables: int,
+    label: str = "",
 ) -> str:
     follow, send_matches = cluster_follow().follow, cluster_follow().send_matches
     redis.ensure_up()
     env = {**os.environ, "ARENA_AUDIT_SHARE": str(share)}
     env.setdefault("ARENA_SANDBOX_MODE", "bwrap")
-    root = Path(args.root) / f"share-{share}"
+    root = Path(args.root) / f"run-{len(list(Path(args.root).glob('run-*')))}"  # fresh logs
     procs = start_workers(env, 1, root)
     try:
-        # the worker's first start and unpacking; on the first run, the bots' first judged
-        # matches too (judged at once whatever the budget: ``arena.audits.suspects``)
-        warm = tournament(db, runtime, refs, args.warm, seed=1)
+        warm = tournament(db, runtime, refs, 1, seed=1)  # the worker's start, unpacking
         send_matches(db, warm)
         follow(db, warm, lease_s=60)
-        wait_judged(db, warm, args.warm)
-        args.warm = 1
-        tid = tournament(db, runtime, refs, args.tables, seed=2)
+        wait_judged(db, warm, 1)
+        tid = tournament(db, runtime, refs, tables, seed=2)
         start = time.perf_counter()
         send_matches(db, tid)
         done = follow(db, tid, lease_s=60)["done"]
@@ -108,8 +112,9 @@ def one_share(
     finally:
         stop_workers(procs)
     return (
-        f"  {share:5.2f} {60 * done / played_s:12.1f} {during / done:14.0%} ({during}/{done})"
-        f" {drain_s:10.0f} s {cpu / done:10.1f}   load {os.getloadavg()[0]:.1f}"
+        f"  {label or f'{share:.2f}':>7} {60 * done / played_s:10.1f}"
+        f" {during / done:14.0%} ({during}/{done}) {drain_s:10.0f} s {cpu / done:10.1f}"
+        f"   load {os.getloadavg()[0]:.1f}"
     )
 
 
@@ -119,12 +124,11 @@ def main() -> None:
     parser.add_argument("--shares", default="0,0.5,1", help="ARENA_AUDIT_SHARE values to run")
     parser.add_argument("--postgres", default=DEFAULT_PG)
     args = parser.parse_args()
-    args.warm = FIRST_JUDGED
     if master_cache.ensure_built() is not None:
         print("built the master bot's search cache (arena setup)")
     print(f"load average at the start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
     print(f"{args.tables} matches of 4 games x 5 deals, 4 sandboxed random bots, 1 worker")
-    print("  share  matches/min  judged by the end  then took  CPU s/match")
+    print("    share  matches/min  judged by the end  then took  CPU s/match")
     with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
         args.root = tmp
         with private_schema(args.postgres) as url:
@@ -135,8 +139,13 @@ def main() -> None:
                 register_bot(db, runtime, copy_bot(sample, Path(tmp) / f"r{i}"), validate=False).ref
                 for i in range(1, 5)
             ]
+            # the bots' first judged matches, judged at once whatever a budget says
+            # (``arena.audits.suspects``), by a worker of their own: the budget applies after
+            print(
+                one_share(db, runtime, redis, refs, args, 0.0, FIRST_JUDGED, "(first)"), flush=True
+            )
             for share in (float(x) for x in args.shares.split(",")):
-                print(one_share(db, runtime, redis, refs, args, share), flush=True)
+                print(one_share(db, runtime, redis, refs, args, share, args.tables), flush=True)
 
 
 if __name__ == "__main__":
