@@ -8,8 +8,9 @@ matches took; the rest goes to the queue, for a worker that has nothing else to 
 A judging runs only where one of the mean cost so far still fits, so matches are slowed by
 at most ``share / (1 + share)`` (a third at the default 0.5, the first judging and the
 spread of their costs aside), and about that share of the play is judged as it is played
-however busy the ladder is. Past the budget, the matches ``suspects.urgent`` names (a new
-version's first, a suspicious bot's) are judged at once all the same, and counted; a
+however busy the ladder is. The matches ``suspects.urgent`` names (a new version's first, a
+suspicious bot's) may take up to twice the share: while they are many (the first matches of
+a field of new uploads) matches slow by up to ``2 share / (1 + 2 share)``, a half at 0.5. A
 share of 0 judges nothing inline (dedicated audit workers take it all from the queue).
 """
 
@@ -26,6 +27,7 @@ from arena.audits.suspects import urgent
 from arena.config import DEFAULT_AUDIT_SHARE, Settings
 from arena.store import Database
 
+URGENT_FACTOR = 2  # urgent judgings may take up to twice the share of play
 log = logging.getLogger(__name__)
 
 
@@ -41,12 +43,13 @@ class Budget:
     def played(self, seconds: float) -> None:
         self.played_s += seconds
 
-    def allows(self) -> bool:
+    def allows(self, urgent: bool = False) -> bool:
         """Whether the next judging, at the mean cost of those so far, stays within the
-        share (0: never, everything to the queue). The first is allowed: its cost is not
-        known yet."""
+        share, or twice the share for an urgent one (0: never, everything to the queue).
+        The first is allowed: its cost is not known yet."""
         mean = self.judged_s / self.judgings if self.judgings else 0.0
-        return self.share > 0 and self.judged_s + mean <= self.share * self.played_s
+        share = self.share * (URGENT_FACTOR if urgent else 1)
+        return self.share > 0 and self.judged_s + mean <= share * self.played_s
 
     def judged(self, seconds: float) -> None:
         self.judged_s += seconds
@@ -67,7 +70,7 @@ def judge_or_send(
     ended = []
     for hindsight_id in unsent(db, settings.lease_s, match_id):
         if not budget.allows():
-            why = urgent(db, match_id) if budget.share > 0 else None  # 0: queue them all
+            why = urgent(db, match_id) if budget.allows(urgent=True) else None
             if why is None:
                 send(hindsight_id)
                 ended.append("sent")

@@ -56,8 +56,8 @@ def test_within_the_budget_the_match_is_judged_here_once(
 
 def past_the_budget(db: Database, match_id: int, tmp_path: Path) -> tuple[list[str], list]:
     budget, sent = audits.Budget(0.5), []
-    budget.played(1.0)
-    budget.judged(0.6)
+    budget.played(2.0)
+    budget.judged(0.9)  # one more of 0.9 s: past 0.5 of 2 s, within twice that
     settings = Settings(db.url.render_as_string(hide_password=False), tmp_path)
     ended = audits.judge_or_send(db, settings, budget, match_id, "w", sent.append)
     assert audits.judge_or_send(db, settings, budget, match_id, "w", sent.append) == []
@@ -79,6 +79,15 @@ def test_past_the_budget_an_urgent_match_is_judged_all_the_same(
     fake_judging(monkeypatch, lambda progress: [Hindsight(0, 3, ())])
     match_id = history(db, tmp_path, cheat)
     assert past_the_budget(db, match_id, tmp_path) == (["done"], [])
+
+
+def test_urgent_judgings_take_at_most_twice_the_share() -> None:
+    budget = audits.Budget(0.5)
+    budget.played(2.0)
+    budget.judged(0.9)
+    assert not budget.allows() and budget.allows(urgent=True)
+    budget.judged(0.9)  # 1.8 s judged of 2 s played: one more would pass twice the share
+    assert not budget.allows(urgent=True)
 
 
 def test_a_share_of_0_queues_even_an_urgent_match(db: Database, monkeypatch, tmp_path: Path):
