@@ -3,9 +3,9 @@
 Sent to the audit queue at the lowest priority alone, a busy ladder starves the judging:
 a worker takes an audit job only once no match waits, and a ladder that keeps every worker
 busy never lets one wait. So each worker judges its own just-played match at once, in the
-same process, while its judging so far has taken at most ``share`` of the wall time its
-matches took; the rest goes to the queue, for a worker that has nothing else to do.
-A judging runs only where one of the mean cost so far still fits, so matches are slowed by
+same process, while one more judging at the mean cost so far keeps its judging within
+``share`` of the wall time its matches took; the rest goes to the queue, for a worker that
+has nothing else to do. Matches are then slowed by
 at most ``share / (1 + share)`` (a third at the default 0.5, the first judging and the
 spread of their costs aside), and about that share of the play is judged as it is played
 however busy the ladder is. The matches ``suspects.urgent`` names (a new version's first, a
