@@ -1,17 +1,17 @@
 """How much of a worker's time the audit may take from play, so that it keeps pace.
 
-Sent to the audit queue at the lowest priority alone, a busy ladder starves the judging:
-a worker takes an audit job only once no match waits, and a ladder that keeps every worker
+Sent to the audit queue at the lowest priority alone, a busy ladder starves the judging: a
+worker takes an audit job only once no match waits, and a ladder that keeps every worker
 busy never lets one wait. So each worker judges its own just-played match at once, in the
 same process, while one more judging at the mean cost so far keeps its judging within
 ``share`` of the wall time its matches took; the rest goes to the queue, for a worker that
-has nothing else to do. Matches are then slowed by
-at most ``share / (1 + share)`` (a third at the default 0.5, the first judging and the
-spread of their costs aside), and about that share of the play is judged as it is played
-however busy the ladder is. The matches ``suspects.urgent`` names (a new version's first, a
-suspicious bot's) may take up to twice the share: while they are many (the first matches of
-a field of new uploads) matches slow by up to ``2 share / (1 + 2 share)``, a half at 0.5. A
-share of 0 judges nothing inline (dedicated audit workers take it all from the queue).
+has nothing else to do. Matches are then slowed by at most ``share / (1 + share)`` (a third
+at the default 0.5, the first judging and the spread of their costs aside), and about that
+share of the play is judged as it is played however busy the ladder is. The matches
+``suspects.urgent`` names (a new version's first, a suspicious bot's) may take up to twice
+the share: while they are many (the first matches of a field of new uploads) matches slow by
+up to ``2 share / (1 + 2 share)``, a half at 0.5. A share of 0 judges nothing inline
+(dedicated audit workers take it all from the queue).
 """
 
 from __future__ import annotations

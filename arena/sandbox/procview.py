@@ -53,11 +53,11 @@ SYSCTLS = {
     "fs/nr_open": "the ceiling of RLIMIT_NOFILE",
     "fs/pipe-max-size": "fcntl(F_SETPIPE_SZ) users read it",
 }
-_MEMINFO_ZERO: tuple[str, ...] = ("Buffers", "Cached", "SwapCached", "Active", "Inactive")
-_MEMINFO_ZERO += ("SwapTotal",)
-_MEMINFO_ZERO += ("SwapFree", "Dirty", "Writeback", "AnonPages", "Mapped", "Shmem", "Slab")
-_MEMINFO_ZERO += ("KernelStack", "PageTables", "CommitLimit", "Committed_AS")
-_MEMINFO_ZERO += ("HugePages_Total", "HugePages_Free")
+_MEMINFO_ZERO = (
+    *("Buffers", "Cached", "SwapCached", "Active", "Inactive", "SwapTotal", "SwapFree"),
+    *("Dirty", "Writeback", "AnonPages", "Mapped", "Shmem", "Slab", "KernelStack"),
+    *("PageTables", "CommitLimit", "Committed_AS", "HugePages_Total", "HugePages_Free"),
+)
 _LOADAVG = "0.00 0.00 0.00 1/1 1\n"
 _EMPTY_FILE, _EMPTY_DIR = ".empty", ".empty-dir"
 
