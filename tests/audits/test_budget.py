@@ -1,6 +1,6 @@
-"""A worker's inline judging: it judges its own just-played match while its judging has
-taken at most its share of the play, and queues the rest; a match's hindsight is judged
-or sent once, whichever way it goes."""
+"""A worker's inline judging: it judges its own just-played match while one more judging
+fits in its share of the play (an urgent one in twice that), and queues the rest; a
+match's hindsight is judged or sent once, whichever way it goes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The matches judged at once whatever the budget: a version's first judged matches, and a
-version whose judged matches so far lean to the truth in later games; the others wait."""
+"""The urgent matches: a version's first judged matches, and a version whose judged
+matches so far lean to the truth in later games; the others wait."""
 
 from __future__ import annotations
 
