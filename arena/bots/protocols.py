@@ -19,6 +19,8 @@ from arena.players.bhoos.player import BhoosPlayer
 from arena.players.bhoos.wire import plays_bhoos
 from arena.players.grpc_player import GrpcPlayer
 from arena.players.player import Player
+from arena.players.stdio import relay as stdio_relay
+from arena.players.stdio.player import StdioJsonPlayer
 
 
 def _any_rules(rules: Ruleset) -> bool:
@@ -63,8 +65,16 @@ BHOOS_HTTP = BotProtocol(
     needs_bwrap="a port 7000 of its own",
     url_scheme="http",
 )
+STDIO_JSON = BotProtocol(
+    name="stdio-json",
+    title="stdio-json bot",
+    player=StdioJsonPlayer,
+    # The relay serves the socket and runs the bot with pipes (stdlib only, as above).
+    relay=(sys.executable, "-I", "-S", stdio_relay.__file__),
+    address_arg=False,  # the bot reads stdin; it has no address of its own
+)
 # By manifest name; the first is the default of a manifest that names none.
-PROTOCOLS: dict[str, BotProtocol] = {p.name: p for p in (GRPC, BHOOS_HTTP)}
+PROTOCOLS: dict[str, BotProtocol] = {p.name: p for p in (GRPC, BHOOS_HTTP, STDIO_JSON)}
 DEFAULT_PROTOCOL = GRPC.name
 
 

@@ -1,99 +1,39 @@
 """A Player that talks callbreak.v1 to a bot over one bidirectional gRPC stream.
 
-A reader thread moves the bot's messages into a queue so every wait has a deadline;
-replies to decisions that already timed out are dropped without a second strike.
-
 Nothing a bot sends can grow the platform's memory: a message over ``MAX_MESSAGE_BYTES``
-ends the stream (gRPC refuses it before it is buffered), and at most one message waits per
-seat: the reader stops reading while one is pending, so HTTP/2 flow control holds the bot
-back, and an unasked-for message is a stale-reply strike when the next decision finds it.
+ends the stream (gRPC refuses it before it is buffered), and the one-message inbox
+(``stream.py``) lets HTTP/2 flow control hold the bot back.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
-import time
 
 import grpc
 
-from arena.players.player import (
-    BadReply,
-    BotDied,
-    BotRaised,
-    BotTimeout,
-    Event,
-    MatchInfo,
-    Move,
-    Oversized,
-    Request,
-    StaleReply,
-)
-from arena.players.wire import (
-    MAX_ERROR_MESSAGE,
-    MAX_ERROR_TYPE,
-    PROTOCOL,
-    event_to_proto,
-    request_to_proto,
-    rules_to_proto,
-)
-from arena.proto import bot_pb2 as pb
+from arena.players.player import BotDied, Oversized
+from arena.players.stream import CLOSE, MAX_MESSAGE_BYTES, StreamPlayer
 from arena.proto import bot_pb2_grpc as pb_grpc
-from arena.text import printable
 
-_CLOSE = object()
-MAX_MESSAGE_BYTES = 64 * 1024  # a DecisionReply or HelloReply is a few dozen bytes
-MAX_HELLO_FIELD = 64  # characters kept of HelloReply.name
 _CHANNEL_OPTIONS = (
     ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
     ("grpc.http2.bdp_probe", 0),  # keep the flow-control window small: no buffering ahead
 )
-_PUT_POLL_S = 0.1
-_CLOSE_GRACE_S = 0.5  # for the bot to read the last events and end its side
 
 
-class GrpcPlayer:
+class GrpcPlayer(StreamPlayer):
     """Referee side of the stream to a bot at a gRPC target (``unix:/path`` or ``host:port``)."""
 
-    sandbox = "remote"
+    _channel: grpc.Channel | None = None
 
-    def __init__(self, target: str, name: str) -> None:
-        self.target, self.name = target, name
-        self.bot_name = ""
-        self._channel: grpc.Channel | None = None
-        self._reset()
-
-    def _reset(self) -> None:
-        """Fresh stream state: a player is started again for every game."""
-        self._outbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._inbox: queue.Queue = queue.Queue(maxsize=1)
-        self._closed = threading.Event()
-        self._reader_done = threading.Event()
-        self._timed_out: set[int] = set()
-        self._dead: str | None = None
-
-    # -- lifecycle ---------------------------------------------------------------------
-    def start(self, info: MatchInfo, timeout_s: float) -> None:
-        self._reset()
+    def _connect(self, timeout_s: float) -> None:
         self._channel = grpc.insecure_channel(self.target, options=_CHANNEL_OPTIONS)
         try:
             grpc.channel_ready_future(self._channel).result(timeout=timeout_s)
         except grpc.FutureTimeoutError:
             raise BotDied(f"no gRPC server at {self.target} within {timeout_s:.1f}s") from None
-        responses = pb_grpc.BotStub(self._channel).Play(iter(self._outbox.get, _CLOSE))
+        responses = pb_grpc.BotStub(self._channel).Play(iter(self._outbox.get, CLOSE))
         threading.Thread(target=self._read, args=(responses,), daemon=True).start()
-        hello = pb.Hello(
-            protocol=PROTOCOL,
-            match_id=info.match_id,
-            rules=rules_to_proto(info.rules),
-            decision_ms=info.decision_ms,
-            bank_ms=info.bank_ms,
-        )
-        self._outbox.put(pb.RefereeMessage(hello=hello))
-        reply = self._next(time.monotonic() + timeout_s, "the handshake")
-        if reply.WhichOneof("kind") != "hello" or reply.hello.protocol != PROTOCOL:
-            raise BotDied(f"bad handshake: expected HelloReply speaking {PROTOCOL}")
-        self.bot_name = printable(reply.hello.name, MAX_HELLO_FIELD)
 
     def _read(self, responses) -> None:
         try:
@@ -106,91 +46,13 @@ class GrpcPlayer:
         finally:
             self._reader_done.set()
 
-    def _put(self, item: object) -> bool:
-        """Wait until the one slot is free (False once the player is closed)."""
-        while not self._closed.is_set():
-            try:
-                self._inbox.put(item, timeout=_PUT_POLL_S)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def close(self) -> None:
-        """Half-close the stream, give the bot a moment to read the last events (GameEnd)
-        and end its side, then drop the connection."""
-        if self._channel is None:
-            return
-        self._outbox.put(_CLOSE)
-        if not self._dead:  # a bot that keeps sending fills the one slot and gets no grace
-            self._reader_done.wait(_CLOSE_GRACE_S)
-        self._closed.set()
-        self._channel.close()
-        self._channel = None
-
-    # -- decisions ---------------------------------------------------------------------
-    def decide(self, request: Request, timeout_s: float) -> Move:
-        msg = request_to_proto(
-            request.id,
-            request.kind,
-            request.observation,
-            request.game,
-            request.time_left_ms,
-            request.decision_ms,
-        )
-        self._outbox.put(msg)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                reply = self._next(deadline, f"decision {request.id}")
-            except BotTimeout:
-                self._timed_out.add(request.id)
-                raise
-            if reply.WhichOneof("kind") != "decision":
-                raise BadReply("expected a DecisionReply")
-            got = reply.decision
-            if got.id == request.id:
-                return _move(got)
-            if got.id not in self._timed_out:
-                raise StaleReply(f"reply echoes decision id {got.id}, expected {request.id}")
-
-    def _next(self, deadline: float, what: str) -> pb.BotMessage:
-        if self._dead:
-            raise BotDied(self._dead)
-        try:
-            item = self._inbox.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            raise BotTimeout(f"no answer to {what} in time") from None
-        if isinstance(item, BotDied):
-            self._dead = item.reason
-            raise item
-        return item
-
-    def notify(self, event: Event) -> None:
-        if not self._dead:
-            self._outbox.put(event_to_proto(event))
-
-    def cpu_seconds(self) -> float | None:
-        return None
+    def _disconnect(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
 
 
 def _lost(exc: grpc.RpcError) -> BotDied:
     if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return Oversized(f"sent a message over the {MAX_MESSAGE_BYTES} byte limit")
     return BotDied(f"connection lost: {exc.code().name} {exc.details() or ''}")
-
-
-def _move(reply: pb.DecisionReply) -> Move:
-    which = reply.WhichOneof("move")
-    if which is None:
-        raise BadReply("the reply holds neither a call nor a card")
-    if which == "error":
-        raise BotRaised(_raised(reply.error))
-    return getattr(reply, which)
-
-
-def _raised(error: pb.DecisionError) -> str:
-    """The fault's reason: the bot's words made printable and short (public pages show it)."""
-    kind = printable(error.type, MAX_ERROR_TYPE) or "an error"
-    message = printable(error.message, MAX_ERROR_MESSAGE)
-    return f"the bot raised {kind}: {message}" if message else f"the bot raised {kind}"
