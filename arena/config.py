@@ -23,6 +23,11 @@ DEFAULT_STORAGE_QUOTA = 256 * 1024 * 1024  # four uploads at the cap, hundreds o
 DEFAULT_LEASE_S = 60.0
 DEFAULT_MAX_ATTEMPTS = 3
 DEFAULT_AUDIT_SHARE = 0.5  # of a worker's play time its inline judging may take
+# A bot's build at registration (arena.builds): wall seconds (each process's CPU seconds too),
+# the sandbox's memory in MiB, MiB of files its folder may hold after and during the build.
+DEFAULT_BUILD_SECONDS = 600
+DEFAULT_BUILD_MEMORY_MB = 1536
+DEFAULT_BUILD_OUTPUT_MB = 100
 DEFAULT_LOGIN_LIMIT = (5, 20, 15 * 60)  # failures per account, per address, window (s)
 DEFAULT_SIGNUPS_PER_HOUR = 10  # per address
 DEFAULT_VISIBILITY_S = 2 * 3600  # Redis hands an unacknowledged job out again after this
@@ -46,6 +51,8 @@ class Settings:
     ``max_attempts``: claims of one match before it ends failed;
     ``audit_share``: the share of a worker's play time it may spend judging its own matches
     for the audit at once, the rest queued (``ARENA_AUDIT_SHARE``; 0: all queued);
+    ``build_seconds``, ``build_memory_mb``, ``build_output_mb``: the limits of a bot's build
+    (``ARENA_BUILD_SECONDS``, ``ARENA_BUILD_MEMORY_MB``, ``ARENA_BUILD_OUTPUT_MB``);
     ``broker_configured``: ``ARENA_BROKER_URL`` is set, so uploaded bots are validated by
     Celery workers (else in the web process's own background thread);
     ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
@@ -79,6 +86,9 @@ class Settings:
     lease_s: float = DEFAULT_LEASE_S
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
     audit_share: float = DEFAULT_AUDIT_SHARE
+    build_seconds: int = DEFAULT_BUILD_SECONDS
+    build_memory_mb: int = DEFAULT_BUILD_MEMORY_MB
+    build_output_mb: int = DEFAULT_BUILD_OUTPUT_MB
     broker_configured: bool = False
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
@@ -116,6 +126,15 @@ class Settings:
             lease_s=_number(env, "ARENA_LEASE_SECONDS", float, DEFAULT_LEASE_S, minimum=1),
             max_attempts=_number(env, "ARENA_MAX_ATTEMPTS", int, DEFAULT_MAX_ATTEMPTS, minimum=1),
             audit_share=_number(env, "ARENA_AUDIT_SHARE", float, DEFAULT_AUDIT_SHARE, minimum=0.0),
+            build_seconds=_number(
+                env, "ARENA_BUILD_SECONDS", int, DEFAULT_BUILD_SECONDS, minimum=1
+            ),
+            build_memory_mb=_number(
+                env, "ARENA_BUILD_MEMORY_MB", int, DEFAULT_BUILD_MEMORY_MB, minimum=64
+            ),
+            build_output_mb=_number(
+                env, "ARENA_BUILD_OUTPUT_MB", int, DEFAULT_BUILD_OUTPUT_MB, minimum=1
+            ),
             broker_configured=bool(env.get("ARENA_BROKER_URL")),
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(

@@ -37,7 +37,7 @@ MAX_FILES = 5000
 MAX_MANIFEST_BYTES = 64 * 1024  # a name, a version, a command and a description fit easily
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")  # shown everywhere: no markup
-_KEYS = {"name", "version", "command", "language", "runtime", "description", "protocol"}
+_KEYS = {"name", "version", "command", "build", "language", "runtime", "description", "protocol"}
 _TEXT_KEYS = ("language", "runtime", "description")
 _METHODS = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}  # what every zip tool writes
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -72,6 +72,7 @@ class BotPackage:
     language: str = ""
     runtime: str = ""
     protocol: str = DEFAULT_PROTOCOL  # how the platform talks to it (arena.bots.protocols)
+    build: tuple[str, ...] = ()  # run once at registration (arena.builds); () builds nothing
     manifest: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
@@ -86,6 +87,7 @@ class BotPackage:
             language=str(manifest.get("language", "")),
             runtime=str(manifest.get("runtime", "")),
             protocol=manifest.get("protocol", DEFAULT_PROTOCOL),
+            build=tuple(manifest.get("build", ())),
             manifest=manifest,
         )
 
@@ -141,12 +143,12 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
         raise PackageError(
             f"{where}: version must be 1-64 letters, digits, '.', '_', '+' or '-' (e.g. 1.0.2)"
         )
-    if not (
-        isinstance(command, list) and command and all(isinstance(c, str) and c for c in command)
-    ):
+    if not _argv(command):
         raise PackageError(
             f'{where}: command must be a list of strings, e.g. ["python3", "bot.py"]'
         )
+    if "build" in data and not _argv(data["build"]):
+        raise PackageError(f'{where}: build must be a list of strings, e.g. ["make"]')
     try:
         protocol_named(data.get("protocol", DEFAULT_PROTOCOL))
     except ValueError as exc:
@@ -154,6 +156,11 @@ def parse_manifest(text: str, where: str = MANIFEST) -> dict:
     if wrong := [key for key in _TEXT_KEYS if not isinstance(data.get(key, ""), str)]:
         raise PackageError(f"{where}: {', '.join(wrong)} must be a string")
     return data
+
+
+def _argv(value: object) -> bool:
+    """A command as the manifest writes it: a non-empty list of non-empty strings."""
+    return isinstance(value, list) and bool(value) and all(isinstance(c, str) and c for c in value)
 
 
 def _too_long(where: str) -> PackageError:

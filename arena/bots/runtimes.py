@@ -3,8 +3,10 @@
 ``python``, ``python3`` and ``python3.X`` name a Python: the platform's own (which ``python``
 and ``python3`` commands run) or another ``python3.X`` on the PATH a bot gets (its
 interpreter's folder, /usr/local/bin, /usr/bin, /bin: what the sandbox shows of the host).
-``node`` and ``nodeN`` name Node.js of major version N or newer. Anything else is refused
-with the list of what is here, before a failed start.
+``node`` and ``nodeN`` name Node.js of major version N or newer. The compiled languages are
+named by their entry in ``arena.toolchains`` (``c``, ``cpp``, ``go``, ``java``, ``rust``) and
+must be installed here. Anything else is refused with the list of what is here, before a
+failed build or start.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import re
 import shutil
 import subprocess
 import sys
+
+from arena.toolchains import TOOLCHAINS, installed, toolchain_named
 
 _RUNTIME = re.compile(r"^(python|node)(\d+(?:\.\d+)?)?$")
 
@@ -34,7 +38,7 @@ def available_runtimes() -> tuple[str, ...]:
     found = sorted(pythons, key=lambda p: -int(p.rsplit(".", 1)[1]))
     if (major := _node_major()) is not None:
         found.append(f"node{major}")
-    return tuple(found)
+    return (*found, *(name for name in installed() if name not in ("python", "node")))
 
 
 def _node_major() -> int | None:
@@ -57,8 +61,15 @@ def runtime_problem(runtime: str) -> str | None:
     listed = ", ".join(here) or "none"
     match = _RUNTIME.match(runtime.strip().lower())
     if match is None:
+        chain = toolchain_named(runtime)
+        if chain is not None and chain.name == runtime.strip().lower():
+            if chain.name in here:
+                return None
+            return f"runtime {runtime!r} is not installed here (available: {listed})"
+        compiled = [c.name for c in TOOLCHAINS if c.name not in ("python", "node")]
+        known = ", ".join(["python3.X", "nodeN", *compiled])
         return (
-            f"runtime {runtime!r} is not one the platform knows (write python3.X or nodeN; "
+            f"runtime {runtime!r} is not one the platform knows (write one of {known}; "
             f"available here: {listed})"
         )
     family, version = match.groups()

@@ -7,9 +7,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from arena.bots.package import BotPackage, PackageError, load_package
+from arena.bots.package import MAX_UNPACKED_BYTES, BotPackage, PackageError, load_package
 from arena.runtime import Runtime
-from arena.store import Database, free_rejected_archives, pack_directory
+from arena.store import BotVersion, Database, cached_archive, free_rejected_archives, pack_directory
 
 
 def archive_of(path: Path) -> bytes:
@@ -31,6 +31,17 @@ def unpack(
     return _unpack_into(runtime.unpack_dir, archive, shown, manifest)
 
 
+def runnable(db: Database, runtime: Runtime, version: BotVersion) -> BotPackage:
+    """The package a match runs for ``version``: its built folder when it was built (as big
+    as a build may make it), else its upload; from this machine's cache, filled from the
+    database."""
+    with db.session(read_only=True) as s:
+        archive = cached_archive(s, runtime.blobs, version.runs_sha256)
+    built = version.artifact_sha256 is not None
+    cap = max(MAX_UNPACKED_BYTES, runtime.settings.build_output_mb << 20) if built else None
+    return _unpack_into(runtime.unpack_dir, archive, "the bot's archive", version.manifest, cap)
+
+
 def inspect_archive(archive: bytes, shown: str) -> dict:
     """The manifest of an archive checked and unpacked as the platform will run it, in a
     folder removed again (a refused upload leaves nothing behind)."""
@@ -39,12 +50,17 @@ def inspect_archive(archive: bytes, shown: str) -> dict:
 
 
 def _unpack_into(
-    folder: Path, archive: bytes, shown: str, manifest: dict | None = None
+    folder: Path,
+    archive: bytes,
+    shown: str,
+    manifest: dict | None = None,
+    max_bytes: int | None = None,
 ) -> BotPackage:
     with tempfile.TemporaryDirectory() as tmp:
         zip_path = Path(tmp) / "bot.zip"
         zip_path.write_bytes(archive)
-        return load_package(zip_path, folder, shown=shown, manifest=manifest)
+        cap = max_bytes or MAX_UNPACKED_BYTES
+        return load_package(zip_path, folder, cap, shown=shown, manifest=manifest)
 
 
 def free_rejected(

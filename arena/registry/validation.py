@@ -1,5 +1,6 @@
-"""Judging a stored version by its validation match: one game at a random seat of a table of
-house bots, exactly as the first game of a tournament match would be played."""
+"""Judging a stored version: its build first, where its manifest names one (``arena.builds``;
+a failed build rejects it), then its validation match: one game at a random seat of a table
+of house bots, exactly as the first game of a tournament match would be played."""
 
 from __future__ import annotations
 
@@ -11,18 +12,18 @@ from pathlib import Path
 from arena.bots.package import BotPackage
 from arena.bots.process_player import ProcessPlayer
 from arena.bots.runtimes import runtime_problem
+from arena.builds import build_stored
 from arena.house.master import cache as master_cache
 from arena.house.names import house_player
 from arena.players.player import Player
 from arena.referee import Clock, MatchSpec, play_match, secret_seed
-from arena.registry.archives import unpack
+from arena.registry.archives import runnable
 from arena.runtime import Runtime
 from arena.sandbox import resolve_mode
 from arena.store import (
     BotVersion,
     Database,
     StoreError,
-    cached_archive,
     save_validation_log,
     set_bot_status,
 )
@@ -42,8 +43,15 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
             raise StoreError(f"no bot version with id {version_id}")
         if version.status != "pending":
             return version
-        archive = cached_archive(s, runtime.blobs, version.sha256)
-    package = unpack(runtime, archive, manifest=version.manifest)
+    package = runnable(db, runtime, version)
+    if package.build and version.artifact_sha256 is None:
+        if problem := runtime_problem(package.runtime):
+            return _judged(db, version_id, "rejected", f"bot.toml: {problem}")
+        build = build_stored(db, runtime, version_id, package)
+        if not build.ok:
+            return _judged(db, version_id, "rejected", f"build: {build.reason}")
+        with db.session(read_only=True) as s:
+            package = runnable(db, runtime, s.get_one(BotVersion, version_id))
     log_dir = runtime.log_dir("validation", f"{version_id}-{secrets.token_hex(4)}")
     try:
         reason = validation_problem(runtime, package, log_dir)
@@ -53,10 +61,16 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
     status = "rejected" if reason else "valid"
     if resolve_mode(runtime.policy) == "rlimits":
         reason = f"{reason or 'valid'} (validated WITHOUT the sandbox: --unsafe-no-sandbox)"
+    return _judged(db, version_id, status, reason or "", log)
+
+
+def _judged(
+    db: Database, version_id: int, status: str, reason: str, log: str | None = None
+) -> BotVersion:
     with db.session() as s:
         if log is not None:
             save_validation_log(s, version_id, log)
-        return set_bot_status(s, version_id, status, reason or "")
+        return set_bot_status(s, version_id, status, reason)
 
 
 def validation_log_text(log_dir: Path) -> str | None:

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
+from arena.toolchains import play_paths
+
 from .policy import BOT_DIR_INSIDE, SandboxError, SandboxPolicy
 from .procview import proc_args
 from .request import _LaunchRequest
@@ -119,7 +121,8 @@ def _namespace_args(request: _LaunchRequest) -> list[str]:
 
 def _filesystem_args(request: _LaunchRequest, bot_files: Path) -> list[str]:
     """The bot's filesystem: private /dev, /proc and /tmp (where its socket goes), the runtime
-    read-only and its own directory read-only at /bot. Nothing of the host is writable."""
+    read-only and its own directory read-only at /bot. Nothing of the host is writable but
+    a build's own folder (``request.build``: /bot, with all of /usr for the compilers)."""
     # The private /dev, /proc and /tmp first: a runtime path under /tmp (a checkout or a venv
     # there) is then bound on top of the tmpfs instead of being hidden by it.
     args = ["--dev", "/dev", "--proc", "/proc"]
@@ -127,15 +130,17 @@ def _filesystem_args(request: _LaunchRequest, bot_files: Path) -> list[str]:
         args += proc_args(request.policy, request.limits.memory_bytes)
     args += ["--perms", "1777", "--size", str(request.limits.tmp_bytes), "--tmpfs", "/tmp"]
     args += ["--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm"]
-    if request.policy.close_channels:  # only the runtimes, resident (view.py)
+    if request.policy.close_channels and not request.build:  # only the runtimes (view.py)
         args += view_for(request.policy).bwrap_args()
     else:  # the sandbox as it was: all of /usr and the Python prefix from the host
         made = {"/", "/dev", "/dev/shm", "/proc", "/tmp"}
         args += _system_dir_args()
         host_paths = [p for p in _ETC_PATHS if os.path.exists(p)]
+        if request.build:  # the toolchains' files outside /usr (a JDK's /etc/java-17-...)
+            host_paths += [p for p in play_paths() if not p.startswith(("/usr/", "/lib"))]
         for path in host_paths + _runtime_paths(request.policy):
             args += [*_parent_dir_args(path, made), "--ro-bind", path, path]
-    args += ["--ro-bind", str(bot_files), str(BOT_DIR_INSIDE)]
+    args += ["--bind" if request.build else "--ro-bind", str(bot_files), str(BOT_DIR_INSIDE)]
     # bwrap's own / and /dev are tmpfs owned by the bot's uid when there is a user
     # namespace: freeze them (non-recursive, so the mounts above keep their modes).
     args += ["--remount-ro", "/dev", "--remount-ro", "/"]

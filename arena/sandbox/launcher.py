@@ -27,6 +27,7 @@ def launch(
     address_env: str | None = None,
     address_arg: bool = False,
     append_log: bool = False,
+    build: bool = False,
 ) -> SandboxedProcess:
     """Start ``command`` sandboxed and return a handle that must be stopped.
 
@@ -46,6 +47,9 @@ def launch(
         The bot listens on ``unix:<its private tmp>/<socket_name>`` (``.bot_address``),
         given to it in the environment variable ``address_env`` and/or as the last
         argument. Connect with :meth:`SandboxedProcess.connect_address`, never the path.
+    build
+        Run a bot's build: ``bot_dir`` (a folder of the build's own) is writable at ``/bot``
+        and handed to the bot's uid, and the compilers of the host's /usr are visible.
     """
     policy = SandboxPolicy.from_env() if policy is None else policy
     request = _LaunchRequest(
@@ -61,5 +65,6 @@ def launch(
         address_env=address_env,
         address_arg=address_arg,
         append_log=append_log,
+        build=build,
     )
     return _start(request)

@@ -45,6 +45,11 @@ class _LaunchRequest:
     address_env: str | None = None
     address_arg: bool = False
     append_log: bool = False
+    # A build (arena.builds): the bot's folder bound writable (it is the build's own copy),
+    # the host's /usr for the compilers instead of the play view, and the seccomp filter
+    # without the channel rules (compilers lock files; no seat plays beside a build's
+    # files). /proc stays the allowlisted one.
+    build: bool = False
     tools: dict[str, str] = field(init=False)
     as_root: bool = field(init=False)
     seccomp_filter: bytes | None = field(init=False)
@@ -68,7 +73,7 @@ class _LaunchRequest:
             raise SandboxError("log_path must not be inside the bots' private tmp dirs")
         self.tools = _tools()
         self.as_root = os.geteuid() == 0
-        self.seccomp_filter = bot_filter(channels=self.policy.close_channels)
+        self.seccomp_filter = bot_filter(channels=self.policy.close_channels and not self.build)
 
     def bot_command(self, address: str) -> list[str]:
         """The command, with the socket address as its last argument if asked."""

@@ -53,8 +53,11 @@ def _start(request: _LaunchRequest) -> SandboxedProcess:
         copy = None
         with contextlib.ExitStack() as until_spawned:
             join = _join_step(cgroup, until_spawned)
+            if lease is not None and request.build:
+                _hand_over(request.bot_dir, lease.uid)
             if request.mode == "bwrap":
-                copy = _private_copy(request, undo) if request.policy.close_channels else None
+                private = request.policy.close_channels and not request.build
+                copy = _private_copy(request, undo) if private else None
                 plan = _bwrap_plan(
                     request, copy or request.bot_dir, inner, env_extra, join, until_spawned
                 )
@@ -109,6 +112,14 @@ def _private_copy(request: _LaunchRequest, undo: contextlib.ExitStack) -> Path:
     copy = make_copy(request.bot_dir, request.policy)
     undo.callback(remove_copy, copy)
     return copy
+
+
+def _hand_over(folder: Path, uid: int) -> None:
+    """A build's folder becomes the bot uid's to write (links changed, never followed)."""
+    os.lchown(folder, uid, uid)
+    for top, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            os.lchown(os.path.join(top, name), uid, uid)
 
 
 def _join_step(

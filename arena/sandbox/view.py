@@ -6,7 +6,8 @@ touches chosen pages of a big file, the other times its first touch of each (a p
 from disk costs ~100 times one in the cache). Binding all of /usr and the whole Python
 prefix made gigabytes of such pages visible. The view therefore holds only what the
 runtimes need (the platform's Python with its stdlib and the distributions the platform
-depends on, Node, the sandbox's own tools, the shared libraries these load), and it is a
+depends on, Node, what the installed toolchains' bots load at play, the sandbox's own tools,
+the shared libraries these load), and it is a
 copy on a tmpfs: without swap, tmpfs data, directories, inodes and dentries are memory and
 never leave it, so every page a bot can touch is resident before the first bot starts and
 first-touch timing says nothing. One view per content and user serves every platform
@@ -33,6 +34,8 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from arena.toolchains import PLAY_SKIP, play_paths
 
 from .copies import _alive, _copy_file, copy_dirs
 from .policy import SandboxError, SandboxPolicy
@@ -280,6 +283,13 @@ def _system(closure: _Closure, policy: SandboxPolicy) -> None:
         closure.tree(os.path.abspath(path))
 
 
+def _toolchains(closure: _Closure) -> None:
+    """What the bots of each installed toolchain need at play (``arena.toolchains``): a JVM
+    and its jars, gRPC C++'s libraries (``_libraries`` adds what they load)."""
+    for path in play_paths():
+        closure.tree(path, PLAY_SKIP)
+
+
 def _libraries(closure: _Closure) -> None:
     """The shared libraries (and ld.so) every ELF file of the view loads, as ldd lists
     them, and libgcc_s, which glibc loads at run time (thread cancellation, unwinding)."""
@@ -320,6 +330,7 @@ def _closure(policy: SandboxPolicy) -> _Closure:
     _python(closure)
     _node(closure)
     _system(closure, policy)
+    _toolchains(closure)
     _libraries(closure)
     return closure
 

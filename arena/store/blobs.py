@@ -85,7 +85,7 @@ class BlobStore:
         self.path(digest).unlink(missing_ok=True)
 
 
-def pack_directory(path: Path) -> bytes:
+def pack_directory(path: Path, max_bytes: int = MAX_UNPACKED_BYTES) -> bytes:
     """A zip of a bot folder that depends only on names, contents and executable bits.
 
     Entries are sorted, timestamps fixed and permissions normalised to 644/755, so packing
@@ -96,7 +96,7 @@ def pack_directory(path: Path) -> bytes:
         raise PackageError(f"{root}: not a directory")
     if not (root / MANIFEST).is_file():
         raise PackageError(f"{root}: no {MANIFEST} (it must name the bot and its start command)")
-    files = _collect(root)
+    files = _collect(root, max_bytes)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for rel, file in files:
@@ -144,7 +144,7 @@ def tree_digest(archive: bytes) -> str:
     return tree.hexdigest()
 
 
-def _collect(root: Path) -> list[tuple[str, Path]]:
+def _collect(root: Path, max_bytes: int) -> list[tuple[str, Path]]:
     """Regular files under ``root`` as (posix relative name, path), sorted by name."""
     found: list[tuple[str, Path]] = []
     total = 0
@@ -158,9 +158,9 @@ def _collect(root: Path) -> list[tuple[str, Path]]:
             _check_entry(entry, root, is_dir=False)
             total += entry.stat().st_size
             found.append((entry.relative_to(root).as_posix(), entry))
-        if total > MAX_UNPACKED_BYTES or len(found) > MAX_FILES:
+        if total > max_bytes or len(found) > MAX_FILES:
             raise PackageError(
-                f"{root}: more than {MAX_UNPACKED_BYTES} bytes or {MAX_FILES} files; "
+                f"{root}: more than {max_bytes} bytes or {MAX_FILES} files; "
                 "leave build outputs and data out of the bot folder"
             )
     return sorted(found)

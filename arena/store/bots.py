@@ -104,6 +104,7 @@ def _replace_rejected(
     )
     row.sha256, row.tree_sha256, row.manifest = digest, tree, dict(manifest)
     row.status, row.reason = status, reason
+    row.artifact_sha256 = row.build_log = None  # new files: built anew
     s.flush()
     return row
 

@@ -142,6 +142,10 @@ class BotVersion(Base):
     )
     # a Celery worker is validating it until then (one validation per owner at a time)
     validating_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # a manifest with a ``build``: the archive of the built folder (what every match runs)
+    # once built, and the start and end of its build's log (arena.builds)
+    artifact_sha256: Mapped[str | None] = mapped_column(String(64))
+    build_log: Mapped[str | None] = mapped_column(Text)
 
     # joined: ``ref`` works on rows handed out after their session closed
     bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")
@@ -156,6 +160,11 @@ class BotVersion(Base):
         if "house" in self.manifest:
             return self.bot.name
         return f"{self.bot.name}@{self.version}"
+
+    @property
+    def runs_sha256(self) -> str:
+        """The archive a match runs: the built one, or the upload (nothing to build)."""
+        return self.artifact_sha256 or self.sha256
 
 
 class BotRejection(Base):

@@ -3,8 +3,9 @@ rejected versions.
 
 What counts toward a user's storage: the bytes of every archive still in the database
 (``bot_archives.size``, the zip as uploaded) that belongs to a bot the user owns: the
-archive of each of its versions, whatever its status, and the archive of each rejected
-upload a later one replaced (``bot_rejections``); each archive once. Bots without an owner
+archive of each of its versions, whatever its status, its built folder's archive where it
+was built (``arena.builds``), and the archive of each rejected upload a later one replaced
+(``bot_rejections``); each archive once. Bots without an owner
 (the organiser's, the house bots) count for nobody. This machine's caches (``ARENA_DATA_DIR``)
 are copies of these archives and do not count.
 
@@ -55,18 +56,25 @@ def free_rejected_archives(
     """Delete the archives of rejected versions and of replaced rejected uploads (of
     ``owner_id``'s bots, or everybody's) that nothing else needs; each as (sha256, size).
     ``blobs``: this machine's cache, whose copies go too."""
-    rejected = select(BotVersion.sha256.label("sha256")).where(BotVersion.status == "rejected")
+    is_rejected = BotVersion.status == "rejected"
+    rejected = select(BotVersion.sha256.label("sha256")).where(is_rejected)
+    built = select(BotVersion.artifact_sha256.label("sha256")).where(is_rejected)
     replaced = select(BotRejection.sha256.label("sha256")).join(BotVersion)
     if owner_id is not None:
         rejected = rejected.join(Bot).where(Bot.owner_id == owner_id)
+        built = built.join(Bot).where(Bot.owner_id == owner_id)
         replaced = replaced.join(Bot, Bot.id == BotVersion.bot_id).where(Bot.owner_id == owner_id)
     entered = exists().where(TournamentEntry.bot_version_id == BotVersion.id)
-    needed = select(BotVersion.sha256).where(or_(BotVersion.status != "rejected", entered))
-    candidates = union(rejected, replaced).subquery()
+    kept = or_(BotVersion.status != "rejected", entered)
+    needed = union(
+        select(BotVersion.sha256).where(kept),
+        select(BotVersion.artifact_sha256).where(kept, BotVersion.artifact_sha256.is_not(None)),
+    )
+    candidates = union(rejected, built, replaced).subquery()
     query = (
         select(BotArchive.sha256, BotArchive.size)
         .where(BotArchive.sha256.in_(select(candidates.c.sha256)))
-        .where(BotArchive.sha256.not_in(needed))
+        .where(BotArchive.sha256.not_in(select(needed.subquery().c.sha256)))
     )
     freed = [(digest, size) for digest, size in s.execute(query)]
     if freed:
@@ -81,13 +89,14 @@ def free_rejected_archives(
 def _owned_archives(owner_id: int) -> Select:
     """The sha256 of every archive of ``owner_id``'s bots: versions and replaced uploads."""
     versions = select(BotVersion.sha256).join(Bot).where(Bot.owner_id == owner_id)
+    built = select(BotVersion.artifact_sha256).join(Bot).where(Bot.owner_id == owner_id)
     replaced = (
         select(BotRejection.sha256)
         .join(BotVersion)
         .join(Bot, Bot.id == BotVersion.bot_id)
         .where(Bot.owner_id == owner_id)
     )
-    return select(union(versions, replaced).subquery().c.sha256)
+    return select(union(versions, built, replaced).subquery().c.sha256)
 
 
 def _mib(size: int) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from arena.bots.package import MANIFEST, PackageError, parse_manifest
+from arena.bots.runtimes import runtime_problem
 from arena.registry import inspect_archive
 from arena.store import pack_directory
 from arena.submissions.errors import SubmissionError
@@ -98,8 +99,12 @@ def _manifest_of(fields: Mapping[str, object]) -> dict:
 
 def checked_manifest(data: bytes, shown: str) -> dict:
     """The archive's manifest, after unpacking it as the platform will (in a folder that is
-    removed again); any problem is a ``SubmissionError`` naming ``shown``."""
+    removed again), naming a runtime this platform has; any problem is a
+    ``SubmissionError`` naming ``shown``."""
     try:
-        return inspect_archive(data, shown)
+        manifest = inspect_archive(data, shown)
     except PackageError as exc:
         raise SubmissionError(str(exc)) from None
+    if problem := runtime_problem(str(manifest.get("runtime", ""))):
+        raise SubmissionError(f"{shown}: bot.toml: {problem}")
+    return manifest

@@ -25,11 +25,13 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, update
 from arena.store import BotVersion, Database, Match, Tournament, progress
 from arena.store.matches import claimable
 from arena.store.models import utcnow
+from arena.toolchains import TOOLCHAINS
 from arena.tournaments.standings import finish_tournament
 
 DEFAULT_QUEUE = "arena"
 # Runtime family of a bot's manifest (``node20`` → ``node``) → the queue whose workers have it.
-RUNTIME_QUEUES = {"": DEFAULT_QUEUE, "python": DEFAULT_QUEUE, "node": "arena.node"}
+# A compiled bot's play needs only what ``arena.toolchains`` says its toolchain's bots load.
+RUNTIME_QUEUES = {"": DEFAULT_QUEUE, **{chain.name: chain.queue for chain in TOOLCHAINS}}
 RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match queues
 # The decision audit's judging (``arena.audits``): every worker takes it too (unless started
 # ``--no-audit``), and last: its jobs are sent at the lowest priority, which Redis serves
@@ -47,10 +49,11 @@ Send = Callable[[int, str], object]  # send match id's job to a queue
 
 
 def queue_for(manifests: list[dict]) -> str:
-    """The queue of a match: the one of the runtime its bots need beyond Python."""
+    """The queue of a match: the first its bots' runtimes need beyond the default one (a
+    worker serving such a queue should have every toolchain: the image carries them all)."""
     for manifest in manifests:
         family = _family(str(manifest.get("runtime", "")).lower())
-        if family not in ("", "python"):
+        if RUNTIME_QUEUES.get(family, "") != DEFAULT_QUEUE:
             return RUNTIME_QUEUES.get(family, f"{DEFAULT_QUEUE}.{family}")
     return DEFAULT_QUEUE
 

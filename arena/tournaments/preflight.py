@@ -14,7 +14,7 @@ from arena.game import PAGAT
 from arena.players.player import BotFault, MatchInfo
 from arena.runtime import Runtime
 from arena.sandbox import SandboxError
-from arena.tournaments.dispatch import RUNTIME_QUEUES
+from arena.tournaments.dispatch import DEFAULT_QUEUE, RUNTIME_QUEUES
 
 PROBE_MANIFEST = 'name = "preflight"\nversion = "1"\ncommand = ["python3", "bot.py"]\n'
 PROBE_BOT = """from arena.sdk import Bot, serve
@@ -36,7 +36,7 @@ PROBE_ALLOWANCE_S = 30.0  # CPU seconds: a cold start of a first bot on a slow m
 def preflight(runtime: Runtime, queues: list[str] | tuple[str, ...] = ()) -> str | None:
     """Why bots cannot start here, in one line; None when a probe bot (the SDK's smallest)
     starts and stops in this machine's sandbox and every runtime ``queues`` needs exists."""
-    needs = {queue: family for family, queue in RUNTIME_QUEUES.items() if family != "python"}
+    needs = {queue: family for family, queue in RUNTIME_QUEUES.items() if queue != DEFAULT_QUEUE}
     for queue in queues:
         if (needed := needs.get(queue)) and (problem := runtime_problem(needed)):
             return f"queue {queue}: {problem}"
