@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from arena.players.stream import _move
 from arena.players.player import BotRaised
+from arena.players.stream import _move
 from arena.players.wire import MAX_ERROR_MESSAGE, error_to_proto
 from arena.proto import bot_pb2 as pb
 from arena.sandbox import LOG_MARK
