@@ -17,6 +17,8 @@ versions that were entered in a tournament are kept whatever their status.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Select, delete, exists, func, or_, select, union
 from sqlalchemy.orm import Session
 
@@ -66,7 +68,7 @@ def free_rejected_archives(
         replaced = replaced.join(Bot, Bot.id == BotVersion.bot_id).where(Bot.owner_id == owner_id)
     entered = exists().where(TournamentEntry.bot_version_id == BotVersion.id)
     kept = or_(BotVersion.status != "rejected", entered)
-    needed = union(
+    needed: Any = union(
         select(BotVersion.sha256).where(kept),
         select(BotVersion.artifact_sha256).where(kept, BotVersion.artifact_sha256.is_not(None)),
     )

@@ -5,6 +5,7 @@ them by position-free lookup), enums by name, integers as JSON numbers."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
@@ -29,11 +30,11 @@ def message_json(msg: Message) -> dict:
     return out
 
 
-def _value(field: FieldDescriptor, value: object) -> object:
+def _value(field: Any, value: object) -> object:
     if field.type == FieldDescriptor.TYPE_MESSAGE:
         return message_json(value)  # type: ignore[arg-type]
     if field.type == FieldDescriptor.TYPE_ENUM:
-        return field.enum_type.values_by_number[value].name  # type: ignore[index]
+        return field.enum_type.values_by_number[value].name
     return value
 
 

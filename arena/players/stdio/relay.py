@@ -34,6 +34,7 @@ def _serve(listener: socket.socket, bot: subprocess.Popen) -> None:
     listener.close()
     threading.Thread(target=_to_bot, args=(conn, bot.stdin), daemon=True).start()
     with contextlib.suppress(OSError):
+        assert bot.stdout is not None
         while data := os.read(bot.stdout.fileno(), 65536):
             conn.sendall(data)
     with contextlib.suppress(OSError):
