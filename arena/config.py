@@ -18,6 +18,7 @@ DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
 DEFAULT_SUBMISSIONS_PER_HOUR = 20
 DEFAULT_ANALYSES_PER_HOUR = 10  # match analyses per user (organisers: no limit)
+BUILD_MARGIN_S = 300.0  # a build's packing and storing, then the validation match after it
 DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minutes is lost
 DEFAULT_STORAGE_QUOTA = 256 * 1024 * 1024  # four uploads at the cap, hundreds of usual bots
 DEFAULT_LEASE_S = 60.0
@@ -166,6 +167,12 @@ class Settings:
             uid_count=uid_count,
             uid_lock_dir=Path(env.get("ARENA_SANDBOX_UID_LOCK_DIR") or DEFAULT_UID_LOCK_DIR),
         )
+
+    @property
+    def validation_lost_s(self) -> float:
+        """Seconds after which a pending version's validation is lost: the pending timeout,
+        or longer where a build may take its whole time before the match is played."""
+        return max(self.pending_timeout_s, self.build_seconds + BUILD_MARGIN_S)
 
     def without_sandbox(self) -> Settings:
         """These settings under ``--unsafe-no-sandbox`` (bots confined by rlimits only)."""

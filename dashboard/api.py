@@ -219,16 +219,18 @@ def version_status(version_id: int):
         "status": status.status,
         "reason": public_reason(status.reason),
         "has_log": status.has_log,
+        "has_build_log": status.has_build_log,
     }
     return jsonify(body)
 
 
 @api.get("/versions/<int:version_id>/log")
 def version_log_text(version_id: int):
-    """What the version wrote in its validation match: its owner and organisers only."""
+    """What the version wrote in its validation match, and what its build printed: its owner
+    and organisers only."""
     user = bearer_user()
-    log = version_log(database(), version_id, user.id, admin=user.admin)
-    return jsonify({"id": version_id, "log": log})
+    log, build_log = version_log(database(), version_id, user.id, admin=user.admin)
+    return jsonify({"id": version_id, "log": log, "build_log": build_log})
 
 
 @api.route("/matches/<int:match_id>/analyses", methods=["GET", "POST"])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from flask import Blueprint, abort, render_template
 
 from arena.players.markers import marker_of
-from arena.readmodels.logs import bot_owner, log_index, log_text
+from arena.readmodels.logs import bot_owner, build_log_text, log_index, log_text
 from arena.sandbox import LOG_MARK
 from arena.text import printable
 from dashboard.auth import may_see_logs
@@ -62,6 +62,15 @@ def validation(bot_id: int, version: str):
     _owned(bot_id)
     lines = shown(log_text(session(), bot_id, version, None))
     return render_template("log.html", bot_id=bot_id, version=version, match_id=None, lines=lines)
+
+
+@logs.get("/<version>/build")
+def build(bot_id: int, version: str):
+    _owned(bot_id)
+    lines = [Line(printable(raw)) for raw in build_log_text(session(), bot_id, version).split("\n")]
+    return render_template(
+        "log.html", bot_id=bot_id, version=version, match_id=None, lines=lines, build=True
+    )
 
 
 @logs.get("/<version>/matches/<int:match_id>")

@@ -44,7 +44,7 @@ def sweep_lost_validations(app: Flask) -> None:
     """Restart, now and periodically, the validations a killed process or a lost broker job
     left pending (``ARENA_PENDING_TIMEOUT``)."""
     with app.app_context():
-        timeout = timedelta(seconds=runtime().settings.pending_timeout_s)
+        timeout = timedelta(seconds=runtime().settings.validation_lost_s)
         sweep_periodically(database(), validator(), timeout)
 
 

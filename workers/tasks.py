@@ -122,7 +122,7 @@ def _requeue_lost_validations(**_kwargs) -> None:
     from arena.submissions.sweep import requeue_stale
 
     db, runtime = context()
-    timeout = timedelta(seconds=runtime.settings.pending_timeout_s)
+    timeout = timedelta(seconds=runtime.settings.validation_lost_s)
     try:
         requeue_stale(db, _validations(db, runtime), timeout)
     except DBAPIError as exc:
@@ -249,7 +249,7 @@ def recovery(db: Database, runtime: Runtime) -> str:
     fed = feed_all(db, runtime)
     idle = idle_queues()
     sent = recover(db, settings.lease_s, idle, send_match)
-    timeout = timedelta(seconds=settings.pending_timeout_s)
+    timeout = timedelta(seconds=settings.validation_lost_s)
     restarted = requeue_stale(db, _validations(db, runtime), timeout)
     analyses = analysis_runs.recover(db, settings.lease_s, idle(ANALYSIS_QUEUE), send_analysis)
     hindsights = audits.recover(db, settings.lease_s, idle(AUDIT_QUEUE), send_hindsight)
@@ -278,7 +278,7 @@ def validate_bot_task(self: Task, version_id: int) -> str:
 def _validate(task: Task, version_id: int) -> str:
     db, runtime = context()
     with db.session() as s:
-        mine = take_turn(s, version_id, utcnow(), runtime.settings.pending_timeout_s)
+        mine = take_turn(s, version_id, utcnow(), runtime.settings.validation_lost_s)
     if not mine:
         raise task.retry(countdown=TURN_WAIT_S)
     try:

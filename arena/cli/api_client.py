@@ -90,8 +90,9 @@ class Client:
     def status(self, version_id: int) -> dict:
         return self._call("GET", f"/api/v1/versions/{version_id}")
 
-    def log(self, version_id: int) -> str:
-        return self._call("GET", f"/api/v1/versions/{version_id}/log")["log"]
+    def logs(self, version_id: int) -> dict:
+        """``log`` (the validation match's) and ``build_log`` (servers before builds: none)."""
+        return self._call("GET", f"/api/v1/versions/{version_id}/log")
 
     def _call(self, method: str, path: str, body=None, headers: dict | None = None) -> dict:
         url = self.server + path

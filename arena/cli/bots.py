@@ -19,7 +19,7 @@ from arena.submissions import set_retired
 from arena.text import plural, printable
 
 POLL_S = 1.0
-LOG_LINES = 20  # of the validation log, shown when a submitted bot is rejected
+LOG_LINES = 20  # of the build and validation logs, shown when a submitted bot is rejected
 
 
 @click.group()
@@ -191,15 +191,18 @@ def _verdict(client: Client, version_id: int, timeout: float, where: str) -> dic
 
 
 def _show_log(client: Client, status: dict) -> None:
-    """The end of what the bot wrote in its validation match, to stderr."""
-    if not status.get("has_log"):
+    """The end of its build's output and of what the bot wrote in its validation match, to
+    stderr."""
+    if not status.get("has_log") and not status.get("has_build_log"):
         return
     try:
-        # at "\n" only: splitlines() would also break at the RS that starts a marker line
-        lines = client.log(status["id"]).rstrip("\n").split("\n")[-LOG_LINES:]
+        logs = client.logs(status["id"])
     except ApiError as exc:
-        click.echo(f"(its validation log is not readable: {exc})", err=True)
+        click.echo(f"(its logs are not readable: {exc})", err=True)
         return
-    click.echo("the end of its validation log:", err=True)
-    for line in lines:
-        click.echo(f"  {printable(line)}", err=True)
+    for key, what in (("build_log", "build log"), ("log", "validation log")):
+        # at "\n" only: splitlines() would also break at the RS that starts a marker line
+        if text := (logs.get(key) or "").rstrip("\n"):
+            click.echo(f"the end of its {what}:", err=True)
+            for line in text.split("\n")[-LOG_LINES:]:
+                click.echo(f"  {printable(line)}", err=True)

@@ -13,7 +13,7 @@ from arena.config import Settings
 from arena.house.master import cache as master_cache
 from arena.sandbox import resolve_mode
 from arena.store import normalise_url
-from arena.tournaments.dispatch import AUDIT_QUEUE, DEFAULT_QUEUE, RECOVERY_QUEUE
+from arena.tournaments.dispatch import AUDIT_QUEUE, DEFAULT_QUEUE, RECOVERY_QUEUE, build_queue
 from arena.tournaments.preflight import preflight
 
 EXAMPLE_URL = "postgresql://arena@dbhost:5432/arena"
@@ -56,9 +56,16 @@ def shared_database_problem(configured: Settings) -> str | None:
     f"until nothing else waits for this worker. `--queues {AUDIT_QUEUE}` makes a worker "
     "that judges only.",
 )
+@click.option(
+    "--build/--no-build",
+    default=True,
+    show_default=True,
+    help="Also build uploaded bots for its queues (QUEUE.build: a compiled bot's build, "
+    "up to ARENA_BUILD_SECONDS, then its validation match).",
+)
 @click.option("--loglevel", default="INFO", show_default=True)
 @unsafe_no_sandbox
-def worker(concurrency: int, queues: str, audit: bool, loglevel: str) -> None:
+def worker(concurrency: int, queues: str, audit: bool, build: bool, loglevel: str) -> None:
     """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
     ARENA_DATABASE_URL) until stopped, and judge finished matches for the fair-play
     audit when nothing else waits."""
@@ -86,7 +93,9 @@ def worker(concurrency: int, queues: str, audit: bool, loglevel: str) -> None:
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
 
-    taken = ",".join(dict.fromkeys([*names, RECOVERY_QUEUE, *([AUDIT_QUEUE] if audit else [])]))
+    builds = [build_queue(n) for n in names if n != AUDIT_QUEUE] if build else []
+    extra = [RECOVERY_QUEUE, *([AUDIT_QUEUE] if audit else [])]
+    taken = ",".join(dict.fromkeys([*names, *builds, *extra]))
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
     where = db.url.render_as_string(hide_password=True)
     click.echo(f"{name}: database {where} (identity {identity}), queues {taken}")

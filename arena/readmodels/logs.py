@@ -1,6 +1,6 @@
-"""A bot's captured logs (per match, and of its validation matches): the read model behind
-the owner-only pages. Whether the reader may see them is the caller's check; every lookup
-here is scoped to one bot, so a log of another bot is simply not found."""
+"""A bot's captured logs (per match, of its validation matches, and its builds' output): the
+read model behind the owner-only pages. Whether the reader may see them is the caller's check;
+every lookup here is scoped to one bot, so a log of another bot is simply not found."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ LISTED = 200
 @dataclass(frozen=True)
 class LogEntry:
     version: str
-    match_id: int | None  # None: the version's validation match
+    match_id: int | None  # None: the version's validation match (or its build)
     size: int
+    build: bool = False  # the output of the version's build step
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,16 @@ def bot_owner(s: Session, bot_id: int) -> Bot:
 
 
 def log_index(s: Session, bot_id: int) -> BotLogs:
-    """The bot's logs, validation logs first, then matches newest first (at most LISTED)."""
+    """The bot's logs: build logs, then validation logs, then matches newest first (at most
+    LISTED)."""
     bot = bot_owner(s, bot_id)
+    builds = select(BotVersion.version, BotVersion.build_log).where(
+        BotVersion.bot_id == bot_id, BotVersion.build_log.is_not(None)
+    )
+    built = [
+        LogEntry(v, None, len(text), build=True)
+        for v, text in s.execute(builds.order_by(BotVersion.id.desc()).limit(LISTED))
+    ]
     query = (
         select(BotVersion.version, BotLog.match_id, BotLog.text)
         .join(BotVersion, BotVersion.id == BotLog.bot_version_id)
@@ -47,7 +56,19 @@ def log_index(s: Session, bot_id: int) -> BotLogs:
         .limit(LISTED)
     )
     entries = [LogEntry(v, m, len(text)) for v, m, text in s.execute(query)]
-    return BotLogs(bot.id, bot.name, bot.owner_id, entries)
+    return BotLogs(bot.id, bot.name, bot.owner_id, (built + entries)[:LISTED])
+
+
+def build_log_text(s: Session, bot_id: int, version: str) -> str:
+    """What one of the bot's versions' build step printed."""
+    text = s.scalar(
+        select(BotVersion.build_log).where(
+            BotVersion.bot_id == bot_id, BotVersion.version == version
+        )
+    )
+    if text is None:
+        raise StoreError("no such log")
+    return text
 
 
 def log_text(s: Session, bot_id: int, version: str, match_id: int | None) -> str:

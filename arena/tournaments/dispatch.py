@@ -32,6 +32,7 @@ DEFAULT_QUEUE = "arena"
 # Runtime family of a bot's manifest (``node20`` → ``node``) → the queue whose workers have it.
 # A compiled bot's play needs only what ``arena.toolchains`` says its toolchain's bots load.
 RUNTIME_QUEUES = {"": DEFAULT_QUEUE, **{chain.name: chain.queue for chain in TOOLCHAINS}}
+BUILD_SUFFIX = ".build"
 RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match queues
 # The decision audit's judging (``arena.audits``): every worker takes it too (unless started
 # ``--no-audit``), and last: its jobs are sent at the lowest priority, which Redis serves
@@ -46,6 +47,18 @@ log = logging.getLogger(__name__)
 TAKEN_AND_LOST = and_(Match.status == "running", Match.queued_at < Match.lease_expires_at)
 Idle = Callable[[str], bool]  # nothing waits in this queue (False when unknown)
 Send = Callable[[int, str], object]  # send match id's job to a queue
+
+
+def build_queue(queue: str) -> str:
+    """Where the builds of the bots played on ``queue`` go: a queue of their own, so a long
+    compile never holds a worker that matches wait for (``arena worker --no-build`` skips it)."""
+    return f"{queue}{BUILD_SUFFIX}"
+
+
+def validation_queue(manifest: dict) -> str:
+    """The queue of a version's validation: its build queue if it has a build step."""
+    queue = queue_for([manifest])
+    return build_queue(queue) if manifest.get("build") else queue
 
 
 def queue_for(manifests: list[dict]) -> str:

@@ -270,8 +270,11 @@ def test_a_good_upload_is_judged_valid_in_the_background(db, runtime, alice, tmp
     assert wait_verdict(db, version_id) == "valid"
     status = submission_status(db, version_id)
     assert (status.reason, status.has_log) == ("", True)
-    log = version_log(db, version_id, alice.id)
-    assert log.startswith("== goodbot ==\n")  # the bot's own log, under its name
+    log, build_log = version_log(db, version_id, alice.id)
+    assert (log.startswith("== goodbot ==\n"), build_log) == (
+        True,
+        "",
+    )  # the bot's own log, under its name
 
 
 def test_a_broken_upload_is_rejected_with_the_reason_and_its_log(db, runtime, alice, bob, tmp_path):
@@ -280,12 +283,12 @@ def test_a_broken_upload_is_rejected_with_the_reason_and_its_log(db, runtime, al
     assert wait_verdict(db, version_id) == "rejected"
     status = submission_status(db, version_id)
     assert status.reason.startswith("validation match: start_failed"), status.reason
-    log = version_log(db, version_id, alice.id)
+    log, _ = version_log(db, version_id, alice.id)
     assert log.count("crash-at-start: no model file here") == 1  # what it wrote, kept
     with pytest.raises(SubmissionError) as err:
         version_log(db, version_id, bob.id)
     assert err.value.status == 404  # as for a version that does not exist
-    assert version_log(db, version_id, bob.id, admin=True) == log  # organisers read it
+    assert version_log(db, version_id, bob.id, admin=True)[0] == log  # organisers read it
 
 
 def test_a_single_source_file_with_form_fields_becomes_a_bot(db, runtime, alice):

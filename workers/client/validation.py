@@ -1,6 +1,6 @@
 """Validating uploaded bots on Celery workers: the version id goes to the queue whose workers
-have the bot's runtime; a broker that cannot take the job falls back to the embedded thread,
-so an upload is never left without a validation."""
+have the bot's runtime (its build queue when it has a build step); a broker that cannot take
+the job falls back to the embedded thread, so an upload is never left without a validation."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import logging
 from kombu.exceptions import OperationalError
 
 from arena.submissions import EmbeddedValidation
-from arena.tournaments.dispatch import queue_for
+from arena.tournaments.dispatch import validation_queue
 from workers.identity import sending_for
 from workers.tasks import validate_bot_task
 
@@ -26,7 +26,9 @@ class BrokerValidation:
     def __call__(self, version_id: int, manifest: dict) -> object:
         try:
             with sending_for(self.fallback.db):
-                return validate_bot_task.apply_async((version_id,), queue=queue_for([manifest]))
+                return validate_bot_task.apply_async(
+                    (version_id,), queue=validation_queue(manifest)
+                )
         except OperationalError as exc:
             log.warning("broker unreachable (%s): validating version %s here", exc, version_id)
             return self.fallback(version_id, manifest)
