@@ -7,6 +7,7 @@ import click
 from arena.cli.analyse import analyse_command, analysis_job
 from arena.cli.audit import audit_command
 from arena.cli.bots import bot
+from arena.cli.build import build_command, runtimes_command
 from arena.cli.dashboard import dashboard
 from arena.cli.db import db
 from arena.cli.demo import demo
@@ -40,6 +41,7 @@ COMMANDS = (
     analyse_command,
     analysis_job,
     bot,
+    runtimes_command,
     tournament,
     ladder,
     standings_command,
@@ -50,6 +52,7 @@ COMMANDS = (
     worker,
     beat,
 )
+bot.add_command(build_command)
 for command in COMMANDS:
     main.add_command(command)
 _full_short_help(main)

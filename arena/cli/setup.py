@@ -9,6 +9,7 @@ from arena.host import install, plan
 from arena.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
 from arena.sandbox import _reset_detection_cache as forget_probe
 from arena.sandbox.cgroups import fair_play_gaps
+from arena.toolchains import TOOLCHAINS, installed_version, toolchain_named
 
 
 def prepare_host(console: Console) -> None:
@@ -44,13 +45,47 @@ def build_search_cache(console: Console) -> None:
     console.print(f"master bot: search cached ({compiled} kernels compiled, {seconds:.1f} s)")
 
 
+def install_runtimes(console: Console, names: list[str]) -> None:
+    """apt-get the Debian packages of the named toolchains (``arena runtimes`` lists them)."""
+    chains = []
+    for name in names:
+        chain = toolchain_named(name)
+        if chain is None or chain.name != name:
+            known = ", ".join(c.name for c in TOOLCHAINS)
+            raise click.ClickException(f"no runtime named {name!r}: write one of {known}")
+        chains.append(chain)
+    packages = list(dict.fromkeys(p for chain in chains for p in chain.packages))
+    if not packages:
+        return
+    installer = plan().installer
+    if not installer:
+        raise click.ClickException(
+            "cannot run apt-get here (not root, no passwordless sudo): "
+            f"sudo apt-get install {' '.join(packages)}"
+        )
+    with console.status(f"installing {', '.join(packages)} with apt-get (minutes)..."):
+        if not install(packages, installer):
+            raise click.ClickException(f"apt-get could not install {' '.join(packages)}")
+    installed_version.cache_clear()
+    for chain in chains:
+        console.print(f"runtime {chain.name}: {installed_version(chain.name) or 'still missing'}")
+
+
 @click.command()
-def setup() -> None:
+@click.option(
+    "--runtimes",
+    default="",
+    metavar="NAME,...",
+    help="Also install these bots' toolchains (e.g. cpp,go,java,rust; `arena runtimes` "
+    "lists them): a worker needs those of the bots it plays and builds.",
+)
+def setup(runtimes: str) -> None:
     """Install what the sandbox needs (bubblewrap, util-linux; node and npm for the JS
     sample bot) with apt-get when run as root or with passwordless sudo, and check it; build
     the master bot's compiled search cache."""
     console = Console()
     prepare_host(console)
+    install_runtimes(console, [n.strip() for n in runtimes.split(",") if n.strip()])
     console.print("sandbox: bubblewrap works")
     for gap in fair_play_gaps(SandboxPolicy.from_env()):
         console.print(f"[yellow]sandbox: {gap}[/]")

@@ -1,0 +1,102 @@
+"""``arena bot build`` (a bot's build step, here, as the server runs it) and ``arena runtimes``
+(the languages this machine builds and runs)."""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena.bots.package import load_package
+from arena.bots.runtimes import runtime_problem
+from arena.builds import BuildLimits, build_package
+from arena.cli.context import settings, unsafe_no_sandbox, user_errors
+from arena.sandbox import SandboxPolicy, resolve_mode
+from arena.text import printable
+from arena.toolchains import TOOLCHAINS, installed_version
+
+LOG_LINES = 30  # of a failed build's log, shown
+
+
+@click.command("build")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    help="Folder for the built bot (must not exist; default: a new folder under /tmp). "
+    "`arena play OUT ...` plays what the server would store.",
+)
+@unsafe_no_sandbox
+def build_command(path: Path, out: Path | None) -> None:
+    """Run the build step of the bot in PATH (bot.toml's `build`) on a copy of its files, in
+    the build sandbox with the server's limits (ARENA_BUILD_SECONDS, ARENA_BUILD_MEMORY_MB,
+    ARENA_BUILD_OUTPUT_MB): what passes here passes there."""
+    with user_errors():
+        configured = settings()
+        package = load_package(path)
+        if not package.build:
+            raise click.ClickException(f"{path}: bot.toml names no build step (`build = [...]`)")
+        if problem := runtime_problem(package.runtime):
+            raise click.ClickException(f"{path}: bot.toml: {problem}")
+        policy = SandboxPolicy.from_settings(configured)
+        resolve_mode(policy)
+        limits = BuildLimits.from_settings(configured)
+        folder = out or Path(tempfile.mkdtemp(prefix=f"{package.name}-build-")) / "bot"
+        if folder.exists():
+            raise click.ClickException(f"{folder} exists: name a new folder with --out")
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        log_path = folder.parent / f"{folder.name}.build.log"
+        build = _with_clock(
+            lambda: build_package(package, folder, limits=limits, policy=policy, log_path=log_path),
+            f"building {package.name} ({' '.join(package.build)}; {limits.describe()})",
+        )
+    if not build.ok:
+        lines = build.log.rstrip("\n").split("\n")[-LOG_LINES:] if build.log else []
+        for line in lines:
+            click.echo(f"  {printable(line)}", err=True)
+        click.echo(f"its whole log: {log_path}", err=True)
+        raise click.ClickException(printable(f"build failed: {build.reason}"))
+    click.echo(f"built in {build.seconds:.1f} s: {folder} (its log: {log_path})")
+    click.echo(f"play it: arena play {folder} random heuristic random --games 4")
+
+
+def _with_clock(work, what: str):
+    """``work()`` under a spinner that counts the seconds (a build may take minutes)."""
+    begun = time.monotonic()
+    done = threading.Event()
+    console = Console(stderr=True)
+    with console.status(what) as status:
+
+        def tick() -> None:
+            while not done.wait(1.0):
+                status.update(f"{what}: {time.monotonic() - begun:.0f} s")
+
+        threading.Thread(target=tick, daemon=True).start()
+        try:
+            return work()
+        finally:
+            done.set()
+
+
+@click.command("runtimes")
+def runtimes_command() -> None:
+    """The languages bots may name in bot.toml's `runtime`, and whether this machine has
+    each (with its version); `arena setup --runtimes NAME,...` installs the missing ones."""
+    table = Table("runtime", "installed", "what bots get", "Debian packages")
+    for chain in TOOLCHAINS:
+        version = installed_version(chain.name)
+        name = chain.name + (
+            "3.X" if chain.name == "python" else "N" if chain.name == "node" else ""
+        )
+        table.add_row(
+            name,
+            version or "[yellow]no[/]",
+            chain.title,
+            " ".join(chain.packages) or "(the platform's)",
+        )
+    Console().print(table)
