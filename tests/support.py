@@ -41,6 +41,21 @@ def hostile_program(name: str) -> Path:
     return HOSTILE_BOTS / Path(name).stem / name
 
 
+LITERAL = "'" * 3  # opens and closes a TOML literal string
+
+
+def bot_with_build(folder: Path, script: str, *, runtime: str = "") -> Path:
+    """The random sample bot in ``folder``, its manifest's ``build`` the shell ``script``."""
+    folder.mkdir(parents=True)
+    shutil.copy(SAMPLE_BOTS / "random" / "bot.py", folder / "bot.py")
+    lines = ['name = "builder"', 'version = "1.0.0"', 'command = ["python3", "bot.py"]']
+    lines.append(f"build = ['sh', '-c', {LITERAL}{script}{LITERAL}]")  # TOML literal: no escapes
+    if runtime:
+        lines.append(f'runtime = "{runtime}"')
+    (folder / "bot.toml").write_text("\n".join(lines) + "\n")
+    return folder
+
+
 def arena_command() -> list[str]:
     """The ``arena`` command of this Python (its script, or ``python -m arena``)."""
     script = Path(sys.executable).with_name("arena")

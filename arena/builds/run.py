@@ -49,7 +49,8 @@ def build_package(
     policy: SandboxPolicy | None,
     log_path: Path,
 ) -> Build:
-    """Copy ``package``'s files to ``folder`` (which must not exist) and run its build there."""
+    """Copy ``package``'s files to ``folder`` (which must not exist) and run its build there.
+    A sandbox that cannot start raises ``SandboxError``: no verdict on the bot."""
     shutil.copytree(package.root, folder, symlinks=False)
     folder.chmod(0o755)
     begun = time.monotonic()
@@ -62,8 +63,8 @@ def build_package(
             policy=policy,
             build=True,
         )
-    except (SandboxError, OSError) as exc:
-        return Build(folder, f"the build could not start: {exc}", "", 0.0)
+    except OSError as exc:  # the platform's failure, not the bot's: the caller keeps it pending
+        raise SandboxError(f"the build could not start: {exc}") from exc
     try:
         proc.set_turn(True)  # its CPU share for the whole build
         reason = _watch(proc, folder, limits, begun)

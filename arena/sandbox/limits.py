@@ -70,10 +70,10 @@ class Limits:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{f.name} must be a positive int, got {value!r}")
 
-    def prlimit_args(self, *, nproc: bool = True) -> list[str]:
+    def prlimit_args(self, *, nproc: bool = True, data: bool = True) -> list[str]:
         """`prlimit` options (util-linux) setting these limits, soft:hard."""
         args = [
-            f"--data={self.memory_bytes}:{self.memory_bytes}",
+            *([f"--data={self.memory_bytes}:{self.memory_bytes}"] if data else []),
             f"--cpu={self.cpu_seconds}:{self.cpu_seconds + 1}",
             f"--fsize={self.file_size_bytes}:{self.file_size_bytes}",
             f"--nofile={self.open_files}:{self.open_files}",

@@ -48,7 +48,7 @@ def _start(request: _LaunchRequest) -> SandboxedProcess:
         if tmp_fd is not None:
             undo.callback(os.close, tmp_fd)
         address = f"unix:{private_tmp or TMP_INSIDE}/{request.socket_name}"
-        inner = _inner_command(request, lease, address, nproc=cgroup is None)
+        inner = _inner_command(request, lease, address, cgroup=cgroup is not None)
         env_extra = request.bot_env_extra(address)
         copy = None
         with contextlib.ExitStack() as until_spawned:
@@ -152,10 +152,13 @@ def _private_tmp(
 
 
 def _inner_command(
-    request: _LaunchRequest, lease: _UidLease | None, address: str, *, nproc: bool
+    request: _LaunchRequest, lease: _UidLease | None, address: str, *, cgroup: bool
 ) -> list[str]:
     """The bot's command behind setpriv (to the leased uid, no new privileges) and prlimit
-    (RLIMIT_NPROC only when ``nproc``: no pids cgroup counts the tasks)."""
+    (RLIMIT_NPROC only without a pids cgroup to count the tasks; a build under a memory
+    cgroup has no RLIMIT_DATA, so a compiler's growing heap meets the cgroup's OOM kill, which
+    the build names, not an allocation failure that reads as any other failed build)."""
+    nproc = not cgroup
     drop = [request.tools["setpriv"]]
     if lease is not None:
         uid = str(lease.uid)
@@ -164,7 +167,8 @@ def _inner_command(
     drop += ["--no-new-privs", "--"]
     # NPROC counts per uid (per user namespace): only meaningful with a uid of our own.
     nproc = nproc and (lease is not None or request.mode == "bwrap")
-    limit = [request.tools["prlimit"], *request.limits.prlimit_args(nproc=nproc), "--"]
+    data = not (cgroup and request.build)
+    limit = [request.tools["prlimit"], *request.limits.prlimit_args(nproc=nproc, data=data), "--"]
     return [*drop, *limit, *request.bot_command(address)]
 
 

@@ -492,7 +492,9 @@ impl<'a> Parser<'a> {
             }
         }
         // Only ASCII digits and signs were consumed, so this is valid UTF-8.
-        Ok(Json::Num(String::from_utf8_lossy(&self.s[start..self.i]).into_owned()))
+        Ok(Json::Num(
+            String::from_utf8_lossy(&self.s[start..self.i]).into_owned(),
+        ))
     }
 
     fn hex4(&mut self) -> Result<u32, String> {
@@ -516,6 +518,7 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 None => return self.err("unterminated string"),
+                Some(b) if b < 0x20 => return self.err("control character in a string"),
                 Some(b'"') => {
                     self.i += 1;
                     return Ok(String::from_utf8_lossy(&out).into_owned());
