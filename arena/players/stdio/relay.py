@@ -22,7 +22,13 @@ def main() -> int:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(1)
-    bot = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    try:
+        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
+        bot = subprocess.Popen(sys.argv[1:], bufsize=0, **pipes)
+    except OSError as exc:
+        built = " (is it built? `arena bot build` builds it as the server does)"
+        print(f"cannot start the bot's command {sys.argv[1]}: {exc.strerror}{built}", flush=True)
+        return 127
     threading.Thread(target=_serve, args=(listener, bot), daemon=True).start()
     status = bot.wait()
     return status if status >= 0 else 128 - status
