@@ -35,10 +35,7 @@ def main() -> None:
                 sys.stdout.write(BAD[cards_asked - 1] + "\n")
                 sys.stdout.flush()
             elif MODE == "huge-line" and cards_asked == 1:
-                sys.stdout.write(
-                    '{"decision": {"id": %d, "card": "%s"}}\n' % (req["id"], "x" * 70000)
-                )
-                sys.stdout.flush()
+                send({"decision": {"id": req["id"], "card": "x" * 70000}})
             elif MODE == "closes-stdout":
                 if cards_asked == 1:
                     os.close(1)
