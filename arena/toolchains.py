@@ -150,6 +150,25 @@ def installed() -> dict[str, str]:
     return {name: version for name, version in versions.items() if version is not None}
 
 
+@dataclass(frozen=True)
+class RuntimeRow:
+    """A toolchain as ``arena runtimes`` and the dashboard show it."""
+
+    name: str  # what bot.toml's ``runtime`` says (python3.X: any installed Python 3)
+    version: str | None  # installed here (None: not installed)
+    title: str
+    packages: tuple[str, ...]
+
+
+def runtime_table() -> list[RuntimeRow]:
+    """Every toolchain of the table, with the version installed here."""
+    shown = {"python": "python3.X", "node": "nodeN"}
+    return [
+        RuntimeRow(shown.get(c.name, c.name), installed_version(c.name), c.title, c.packages)
+        for c in TOOLCHAINS
+    ]
+
+
 def play_paths() -> list[str]:
     """What every installed toolchain's bots need at play (the sandbox's view holds them)."""
     return [path for name in installed() for path in BY_NAME[name].play_paths()]

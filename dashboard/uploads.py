@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
+from arena.builds import BuildLimits
 from arena.readmodels.ladder import ladder_entered
 from arena.readmodels.uploads import mark, uploaded
 from arena.submissions import SubmissionError
 from arena.submissions.upload import FIELDS
+from arena.toolchains import runtime_table
 from dashboard.auth import login_required, signed_in_user
 from dashboard.db import database, session
 from dashboard.format import first_match
-from dashboard.submitting import submit
+from dashboard.submitting import runtime, submit
 
 uploads = Blueprint("uploads", __name__, url_prefix="/bots")
 
@@ -21,6 +23,13 @@ uploads = Blueprint("uploads", __name__, url_prefix="/bots")
 @login_required
 def new():
     return render_template("upload.html", values={"name": request.args.get("bot", "")})
+
+
+@uploads.get("/runtimes")
+def runtimes():
+    """The languages a bot may name (``arena runtimes``), with this server's versions."""
+    limits = BuildLimits.from_settings(runtime().settings).describe()
+    return render_template("runtimes.html", runtimes=runtime_table(), limits=limits)
 
 
 @uploads.post("/new")

@@ -18,7 +18,7 @@ from arena.builds import BuildLimits, build_package
 from arena.cli.context import settings, unsafe_no_sandbox, user_errors
 from arena.sandbox import SandboxPolicy, resolve_mode
 from arena.text import printable
-from arena.toolchains import TOOLCHAINS, installed_version
+from arena.toolchains import runtime_table
 
 LOG_LINES = 30  # of a failed build's log, shown
 
@@ -88,15 +88,7 @@ def runtimes_command() -> None:
     """The languages bots may name in bot.toml's `runtime`, and whether this machine has
     each (with its version); `arena setup --runtimes NAME,...` installs the missing ones."""
     table = Table("runtime", "installed", "what bots get", "Debian packages")
-    for chain in TOOLCHAINS:
-        version = installed_version(chain.name)
-        name = chain.name + (
-            "3.X" if chain.name == "python" else "N" if chain.name == "node" else ""
-        )
-        table.add_row(
-            name,
-            version or "[yellow]no[/]",
-            chain.title,
-            " ".join(chain.packages) or "(the platform's)",
-        )
+    for row in runtime_table():
+        packages = " ".join(row.packages) or "(the platform's)"
+        table.add_row(row.name, row.version or "[yellow]no[/]", row.title, packages)
     Console().print(table)

@@ -21,7 +21,8 @@ from arena.text import printable
 
 CHUNK = 1 << 20
 _SOURCE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-FIELDS = ("name", "version", "language", "command", "runtime")
+FIELDS = ("name", "version", "language", "command", "build", "runtime", "protocol")
+_WORDS = ("command", "build")  # written as a command line, stored as a list of words
 
 
 def shown_name(filename: str | None) -> str:
@@ -81,20 +82,28 @@ def _manifest_of(fields: Mapping[str, object]) -> dict:
     if unknown:
         raise SubmissionError(f"unknown form fields: {', '.join(sorted(unknown))}")
     manifest: dict[str, object] = {
-        key: str(fields[key]).strip() for key in FIELDS if fields.get(key)
+        key: str(fields[key]).strip() for key in FIELDS if fields.get(key) and key not in _WORDS
     }
-    command = fields.get("command")
-    if isinstance(command, str):
-        try:
-            command = shlex.split(command)
-        except ValueError as exc:
-            raise SubmissionError(f"the form: command cannot be split into words ({exc})") from None
-    if not command:
+    for key in _WORDS:
+        if (words := _words(fields.get(key), key)) is not None:
+            manifest[key] = words
+    if not manifest.get("command"):
         raise SubmissionError('the form: command is required, e.g. "python3 bot.py"')
-    if not isinstance(command, Iterable):
-        raise SubmissionError("the form: command must be text or a list of words")
-    manifest["command"] = [str(word) for word in command]
     return manifest
+
+
+def _words(value: object, key: str) -> list[str] | None:
+    """A form's command line as the manifest's list of words (None: not given)."""
+    if isinstance(value, str):
+        try:
+            value = shlex.split(value)
+        except ValueError as exc:
+            raise SubmissionError(f"the form: {key} cannot be split into words ({exc})") from None
+    if not value:
+        return None
+    if not isinstance(value, Iterable):
+        raise SubmissionError(f"the form: {key} must be text or a list of words")
+    return [str(word) for word in value]
 
 
 def checked_manifest(data: bytes, shown: str) -> dict:
