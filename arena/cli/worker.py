@@ -13,6 +13,7 @@ from arena.config import Settings
 from arena.house.master import cache as master_cache
 from arena.sandbox import resolve_mode
 from arena.store import normalise_url
+from arena.toolchains import installed
 from arena.tournaments.dispatch import AUDIT_QUEUE, DEFAULT_QUEUE, RECOVERY_QUEUE, build_queue
 from arena.tournaments.preflight import preflight
 
@@ -60,8 +61,9 @@ def shared_database_problem(configured: Settings) -> str | None:
     "--build/--no-build",
     default=True,
     show_default=True,
-    help="Also build uploaded bots for its queues (QUEUE.build: a compiled bot's build, "
-    "up to ARENA_BUILD_SECONDS, then its validation match).",
+    help="Also build uploaded bots, for every toolchain installed here (queues "
+    "arena.build.NAME, and arena.build for builds naming none; a build takes up to "
+    "ARENA_BUILD_SECONDS, then its validation match).",
 )
 @click.option("--loglevel", default="INFO", show_default=True)
 @unsafe_no_sandbox
@@ -93,7 +95,7 @@ def worker(concurrency: int, queues: str, audit: bool, build: bool, loglevel: st
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
 
-    builds = [build_queue(n) for n in names if n != AUDIT_QUEUE] if build else []
+    builds = [build_queue(), *map(build_queue, installed())] if build else []
     extra = [RECOVERY_QUEUE, *([AUDIT_QUEUE] if audit else [])]
     taken = ",".join(dict.fromkeys([*names, *builds, *extra]))
     name = f"arena-{os.getpid()}@{socket.gethostname()}"

@@ -25,14 +25,14 @@ from sqlalchemy import ColumnElement, and_, exists, or_, select, update
 from arena.store import BotVersion, Database, Match, Tournament, progress
 from arena.store.matches import claimable
 from arena.store.models import utcnow
-from arena.toolchains import TOOLCHAINS
+from arena.toolchains import TOOLCHAINS, toolchain_named
 from arena.tournaments.standings import finish_tournament
 
 DEFAULT_QUEUE = "arena"
 # Runtime family of a bot's manifest (``node20`` → ``node``) → the queue whose workers have it.
 # A compiled bot's play needs only what ``arena.toolchains`` says its toolchain's bots load.
 RUNTIME_QUEUES = {"": DEFAULT_QUEUE, **{chain.name: chain.queue for chain in TOOLCHAINS}}
-BUILD_SUFFIX = ".build"
+BUILD_QUEUE = "arena.build"  # builds naming no toolchain; arena.build.NAME: needing NAME
 RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match queues
 # The decision audit's judging (``arena.audits``): every worker takes it too (unless started
 # ``--no-audit``), and last: its jobs are sent at the lowest priority, which Redis serves
@@ -49,16 +49,20 @@ Idle = Callable[[str], bool]  # nothing waits in this queue (False when unknown)
 Send = Callable[[int, str], object]  # send match id's job to a queue
 
 
-def build_queue(queue: str) -> str:
-    """Where the builds of the bots played on ``queue`` go: a queue of their own, so a long
-    compile never holds a worker that matches wait for (``arena worker --no-build`` skips it)."""
-    return f"{queue}{BUILD_SUFFIX}"
+def build_queue(toolchain: str = "") -> str:
+    """Where the builds that need ``toolchain`` go ("": a build naming none): queues of their
+    own, so a long compile never holds a worker that matches wait for, and one per toolchain,
+    so a build only reaches a worker that has its compiler."""
+    return f"{BUILD_QUEUE}.{toolchain}" if toolchain else BUILD_QUEUE
 
 
 def validation_queue(manifest: dict) -> str:
-    """The queue of a version's validation: its build queue if it has a build step."""
-    queue = queue_for([manifest])
-    return build_queue(queue) if manifest.get("build") else queue
+    """The queue of a version's validation: the build queue of its toolchain if it has a build
+    step, else the queue its matches go to."""
+    if not manifest.get("build"):
+        return queue_for([manifest])
+    chain = toolchain_named(str(manifest.get("runtime", "")))
+    return build_queue(chain.name if chain is not None else "")
 
 
 def queue_for(manifests: list[dict]) -> str:

@@ -62,6 +62,9 @@ def test_a_zip_unpacks_once_under_its_hash(tmp_path):
         ({"bot.toml": b"name = 'x'\n"}, "command must be"),
         ({"bot.toml": b"name = \n"}, "not valid TOML"),
         ({"bot.toml": GOOD.encode() + b"colour = 'red'\n"}, "unknown keys colour"),
+        ({"bot.toml": GOOD.encode() + b"build = 'make'\n"}, "build must be a list of strings"),
+        ({"bot.toml": GOOD.encode() + b"build = []\n"}, "build must be a list of strings"),
+        ({"bot.toml": GOOD.encode() + b"build = ['make', 2]\n"}, "build must be a list"),
     ],
 )
 def test_bad_archives_get_a_one_line_reason(tmp_path, entries, message):

@@ -149,6 +149,25 @@ def test_runtimes_this_machine_has_are_accepted_and_others_refused():
         assert runtime_problem(f"node{int(node[4:]) + 1}") is not None
 
 
+def test_the_compiled_toolchains_are_runtimes_where_installed(monkeypatch):
+    from arena import toolchains
+
+    for name, version in toolchains.installed().items():
+        if name not in ("python", "node"):
+            assert runtime_problem(name) is None and name in available_runtimes()
+            assert runtime_problem(name.upper()) is None, version
+    assert "write one of python3.X, nodeN, c, cpp, go, java, rust" in (
+        runtime_problem("c++17") or ""
+    )
+    monkeypatch.setattr("arena.bots.runtimes.installed", lambda: {"python": "3.11"})
+    available_runtimes.cache_clear()
+    try:
+        problem = runtime_problem("go")
+    finally:
+        available_runtimes.cache_clear()
+    assert problem is not None and problem.startswith("runtime 'go' is not installed here")
+
+
 def test_a_bot_asking_for_a_missing_runtime_is_rejected_with_the_list(db, runtime, tmp_path):
     folder = sample_copy(tmp_path / "future", "future")
     with (folder / "bot.toml").open("a") as manifest:

@@ -13,7 +13,7 @@ from arena.store.models import utcnow
 from tests.services.conftest import BAD_BOTS, sample_copy
 from tests.submissions.conftest import wait_verdict, zip_of
 from tests.submissions.live import live_dashboard, submit_cli
-from tests.support import free_port
+from tests.support import bot_with_build, free_port
 from tests.workers.test_celery import wait_ready
 
 
@@ -37,14 +37,19 @@ def test_uploads_are_validated_by_a_celery_worker(cluster_db, redis, workers, tm
     with live_dashboard(cluster_db, tmp_path, ARENA_BROKER_URL=redis.url) as url:
         valid = submit_cli(good, url, home, token=token)
         rejected = submit_cli(BAD_BOTS / "crash_at_start", url, home, token=token)
+        broken = bot_with_build(tmp_path / "broken", "echo BUILD-SAYS-NO >&2; exit 4")
+        unbuilt = submit_cli(broken, url, home, token=token)  # via the build queue, arena.build
     assert valid.returncode == 0, (valid.stdout, valid.stderr, workers.logs())
     *_, verdict, ladder = valid.stdout.splitlines()
     assert verdict.endswith("is valid") and ladder.startswith("it enters the pagat ladder")
     assert rejected.returncode == 1
     assert "rejected: validation match: start_failed" in rejected.stderr
     assert "crash-at-start: no model file here" in rejected.stderr
-    # The worker unpacked and ran both bots; the dashboard's machine never did.
-    assert len(unpacked(worker.data_dir)) == 2
+    assert unbuilt.returncode == 1
+    assert "rejected: build: the build command exited with status 4" in unbuilt.stderr
+    assert "the end of its build log:\n  BUILD-SAYS-NO" in unbuilt.stderr
+    # The worker unpacked and ran (or built) the bots; the dashboard's machine never did.
+    assert len(unpacked(worker.data_dir)) == 3
     assert unpacked(tmp_path / "server-data") == []
     assert workers.logs().count("arena.validate_bot") >= 2
 

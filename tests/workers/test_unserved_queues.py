@@ -65,6 +65,7 @@ def test_the_follower_warns_of_jobs_no_worker_takes_and_the_workers_say_what_the
     wait_ready(workers, 1)
     wait_for(lambda: "arena" in (consumed_queues() or ()), TIMEOUT_S, "the worker answering")
     assert "arena.node" not in (consumed_queues() or ())
+    assert "arena.build" in (consumed_queues() or ())  # it builds what it plays
     sent = send(cluster_db, broker, tmp_path, node_tournament)
     total = len(matches(cluster_db, node_tournament))
     assert f"{total} matches sent" in sent.stdout
