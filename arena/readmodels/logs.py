@@ -45,7 +45,7 @@ def log_index(s: Session, bot_id: int) -> BotLogs:
         BotVersion.bot_id == bot_id, BotVersion.build_log.is_not(None)
     )
     built = [
-        LogEntry(v, None, len(text), build=True)
+        LogEntry(v, None, len(text or ""), build=True)
         for v, text in s.execute(builds.order_by(BotVersion.id.desc()).limit(LISTED))
     ]
     query = (

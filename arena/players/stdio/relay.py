@@ -23,8 +23,9 @@ def main() -> int:
     listener.bind(path)
     listener.listen(1)
     try:
-        pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
-        bot = subprocess.Popen(sys.argv[1:], bufsize=0, **pipes)
+        bot = subprocess.Popen(
+            sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
+        )
     except OSError as exc:
         built = " (is it built? `arena bot build` builds it as the server does)"
         print(f"cannot start the bot's command {sys.argv[1]}: {exc.strerror}{built}", flush=True)
