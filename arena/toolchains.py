@@ -101,6 +101,7 @@ TOOLCHAINS: tuple[Toolchain, ...] = (
             "libnetty-java",
             "libjctools-java",
             "libperfmark-java",
+            "protobuf-compiler",
             "protobuf-compiler-grpc-java-plugin",
         ),
         queue="arena.java",
@@ -124,6 +125,19 @@ def toolchain_named(name: str) -> Toolchain | None:
     family = re.match(r"[a-z+]*", name.strip().lower())
     key = family.group() if family else ""
     return BY_NAME.get({"c++": "cpp"}.get(key, key))
+
+
+def packages_for(names: list[str]) -> list[str]:
+    """The Debian packages of the named toolchains ("all": every one), each once; an unknown
+    name is a ``ValueError`` that lists the known ones."""
+    chains = list(TOOLCHAINS) if names == ["all"] else []
+    for name in [] if chains else names:
+        chain = BY_NAME.get(name)
+        if chain is None:
+            known = ", ".join(c.name for c in TOOLCHAINS)
+            raise ValueError(f"no runtime named {name!r}: write one of {known} (or all)")
+        chains.append(chain)
+    return list(dict.fromkeys(p for chain in chains for p in chain.packages))
 
 
 @functools.cache

@@ -7,7 +7,9 @@ And the stdio-json protocol's (JSON lines through the relay in the sandbox, into
 stdin and out of its stdout) against the same gRPC bot: a Python stdio-json bot
 (``tests/hostile_bots/stdio_misbehaves plays-well``: the lowest legal card; it writes a
 line to its log per message, so also a copy of it with stderr to /dev/null, quiet as the
-gRPC sample bot is) and the C starter kit as the platform builds it. The gRPC bot and
+gRPC sample bot is) and the C starter kit as the platform builds it; last, the
+quiet stdio bot against a gRPC bot of the same answers without the SDK's ``Bot`` (the
+same work per decision on both sides of the wire but the wire's). The gRPC bots and
 the stdio-json bots take turns, R rounds of N/R decisions each (a fresh sandbox each, the
 first 100 of each dropped), so a change of load on a shared host falls on every protocol.
 Targets (issue 3): p50 <= 250 µs per decision for a trivial sandboxed Python bot, and a
@@ -54,6 +56,36 @@ QUIET = """import os, runpy, sys
 os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
 sys.argv = ["bot.py", "plays-well"]
 runpy.run_path("bot.py", run_name="__main__")
+"""
+# The stdio bot's answers over gRPC, on the SDK's raw servicer (no Observation is built).
+RAW_GRPC = """from arena.proto import bot_pb2 as pb
+from arena.proto import bot_pb2_grpc as pb_grpc
+from arena.sdk.server import serve_servicer
+
+
+class LowCard(pb_grpc.BotServicer):
+    def __init__(self, done):
+        self.done = done
+
+    def Play(self, request_iterator, context):
+        try:
+            for msg in request_iterator:
+                kind = msg.WhichOneof("kind")
+                if kind == "hello":
+                    hello = pb.HelloReply(protocol=msg.hello.protocol, name="raw")
+                    yield pb.BotMessage(hello=hello)
+                elif kind == "decision":
+                    req = msg.decision
+                    if req.kind == pb.CALL:
+                        reply = pb.DecisionReply(id=req.id, call=max(1, req.min_call))
+                    else:
+                        reply = pb.DecisionReply(id=req.id, card=req.legal_cards[0])
+                    yield pb.BotMessage(decision=reply)
+        finally:
+            self.done.set()
+
+
+serve_servicer(LowCard)
 """
 
 
@@ -135,6 +167,17 @@ def quiet_stdio_bot(folder: Path) -> Path:
     return folder
 
 
+def raw_grpc_bot(folder: Path) -> Path:
+    """A gRPC bot answering as the stdio bot does (the lowest legal card), without the SDK's
+    ``Bot``: the same per-decision work as the stdio bot, over gRPC."""
+    folder.mkdir()
+    (folder / "bot.py").write_text(RAW_GRPC)
+    (folder / "bot.toml").write_text(
+        'name = "grpc-raw"\nversion = "1.0.0"\ncommand = ["python3", "bot.py"]\n'
+    )
+    return folder
+
+
 def built_c_kit(folder: Path) -> Path:
     """The C starter kit built as ``arena bot build`` builds it (limits, sandbox policy)."""
     settings = Settings.from_env()
@@ -206,6 +249,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-protocol-") as scratch:
         bots = {"grpc": RANDOM_BOT, "stdio": STDIO_BOT}
         bots["stdio-quiet"] = quiet_stdio_bot(Path(scratch) / "quiet")
+        bots["grpc-raw"] = raw_grpc_bot(Path(scratch) / "raw")
         if with_c:
             bots["c-kit"] = built_c_kit(Path(scratch) / "c")
         samples = taking_turns(bots, reqs, args.rounds)
@@ -222,6 +266,7 @@ def main() -> None:
     print(row.format("sandboxed Bhoos HTTP bot:", *bhoos, "(Node, via the relay)"))
     print(row.format("sandboxed stdio-json bot:", *turns["stdio"], "(Python, via the relay)"))
     print(row.format("  the same, stderr silenced:", *turns["stdio-quiet"], "(no log lines)"))
+    print(row.format("  its answers over gRPC:", *turns["grpc-raw"], "(raw servicer, no SDK Bot)"))
     if with_c:
         print(row.format("sandboxed C starter kit:", *turns["c-kit"], "(stdio-json, built)"))
     print(f"sandboxed bot / bare stream at p50: {process[0] / bare[0]:.2f}x")
@@ -231,13 +276,14 @@ def main() -> None:
         f"stdio-json / gRPC process bot ({args.rounds} rounds each, taking turns, "
         f"{n * args.rounds} round trips each):"
     )
-    for name, what in [
-        ("stdio", "Python stdio-json bot"),
-        ("stdio-quiet", "the same, stderr silenced"),
-        ("c-kit", "C starter kit"),
+    for name, what, base in [
+        ("stdio", "Python stdio-json bot", "grpc"),
+        ("stdio-quiet", "the same, stderr silenced", "grpc"),
+        ("c-kit", "C starter kit", "grpc"),
+        ("stdio-quiet", "stderr silenced / raw gRPC", "grpc-raw"),
     ]:
         if name in turns:
-            p50, p95 = (turns[name][i] / process[i] for i in (0, 1))
+            p50, p95 = (turns[name][i] / turns[base][i] for i in (0, 1))
             print(f"  {what + ':':<28} {p50:.2f}x at p50, {p95:.2f}x at p95")
     starts = [start_four() for _ in range(5)]
     walls = [match_wall_time() for _ in range(3)]

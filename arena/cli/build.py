@@ -18,7 +18,7 @@ from arena.builds import BuildLimits, build_package
 from arena.cli.context import settings, unsafe_no_sandbox, user_errors
 from arena.sandbox import SandboxPolicy, resolve_mode
 from arena.text import printable
-from arena.toolchains import runtime_table
+from arena.toolchains import packages_for, runtime_table
 
 LOG_LINES = 30  # of a failed build's log, shown
 
@@ -84,9 +84,23 @@ def _with_clock(work, what: str):
 
 
 @click.command("runtimes")
-def runtimes_command() -> None:
+@click.option(
+    "--packages",
+    metavar="NAME,...",
+    help="Print only the Debian packages of these toolchains (or all), on one line: "
+    "for an image or a CI script (`apt-get install $(arena runtimes --packages all)`).",
+)
+def runtimes_command(packages: str | None) -> None:
     """The languages bots may name in bot.toml's `runtime`, and whether this machine has
     each (with its version); `arena setup --runtimes NAME,...` installs the missing ones."""
+    if packages is not None:
+        try:
+            click.echo(
+                " ".join(packages_for([n.strip() for n in packages.split(",") if n.strip()]))
+            )
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        return
     table = Table("runtime", "installed", "what bots get", "Debian packages")
     for row in runtime_table():
         packages = " ".join(row.packages) or "(the platform's)"

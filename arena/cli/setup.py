@@ -9,7 +9,7 @@ from arena.host import install, plan
 from arena.sandbox import SandboxPolicy, SandboxUnavailable, resolve_mode
 from arena.sandbox import _reset_detection_cache as forget_probe
 from arena.sandbox.cgroups import fair_play_gaps
-from arena.toolchains import TOOLCHAINS, installed_version, toolchain_named
+from arena.toolchains import installed_version, packages_for, runtime_table
 
 
 def prepare_host(console: Console) -> None:
@@ -47,14 +47,10 @@ def build_search_cache(console: Console) -> None:
 
 def install_runtimes(console: Console, names: list[str]) -> None:
     """apt-get the Debian packages of the named toolchains (``arena runtimes`` lists them)."""
-    chains = []
-    for name in names:
-        chain = toolchain_named(name)
-        if chain is None or chain.name != name:
-            known = ", ".join(c.name for c in TOOLCHAINS)
-            raise click.ClickException(f"no runtime named {name!r}: write one of {known}")
-        chains.append(chain)
-    packages = list(dict.fromkeys(p for chain in chains for p in chain.packages))
+    try:
+        packages = packages_for(names)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     if not packages:
         return
     installer = plan().installer
@@ -67,8 +63,8 @@ def install_runtimes(console: Console, names: list[str]) -> None:
         if not install(packages, installer):
             raise click.ClickException(f"apt-get could not install {' '.join(packages)}")
     installed_version.cache_clear()
-    for chain in chains:
-        console.print(f"runtime {chain.name}: {installed_version(chain.name) or 'still missing'}")
+    for row in runtime_table():
+        console.print(f"runtime {row.name}: {row.version or 'not installed'}")
 
 
 @click.command()
@@ -76,8 +72,8 @@ def install_runtimes(console: Console, names: list[str]) -> None:
     "--runtimes",
     default="",
     metavar="NAME,...",
-    help="Also install these bots' toolchains (e.g. cpp,go,java,rust; `arena runtimes` "
-    "lists them): a worker needs those of the bots it plays and builds.",
+    help="Also install these bots' toolchains (e.g. cpp,go,java,rust, or all; `arena "
+    "runtimes` lists them): a worker needs those of the bots it plays and builds.",
 )
 def setup(runtimes: str) -> None:
     """Install what the sandbox needs (bubblewrap, util-linux; node and npm for the JS
