@@ -92,7 +92,7 @@ def _with_clock(work, what: str):
 )
 def runtimes_command(packages: str | None) -> None:
     """The languages bots may name in bot.toml's `runtime`, and whether this machine has
-    each (with its version); `arena setup --runtimes NAME,...` installs the missing ones."""
+    each (with its version); `arena setup --runtimes cpp,go` (say) installs missing ones."""
     if packages is not None:
         try:
             click.echo(

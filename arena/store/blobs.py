@@ -85,18 +85,19 @@ class BlobStore:
         self.path(digest).unlink(missing_ok=True)
 
 
-def pack_directory(path: Path, max_bytes: int = MAX_UNPACKED_BYTES) -> bytes:
+def pack_directory(path: Path, max_bytes: int | None = None) -> bytes:
     """A zip of a bot folder that depends only on names, contents and executable bits.
 
     Entries are sorted, timestamps fixed and permissions normalised to 644/755, so packing
     the same folder twice gives the same bytes and thus the same sha256 (the same version).
+    ``max_bytes``: a built tree's own cap (default: a bot's upload cap).
     """
     root = Path(path)
     if not root.is_dir():
         raise PackageError(f"{root}: not a directory")
     if not (root / MANIFEST).is_file():
         raise PackageError(f"{root}: no {MANIFEST} (it must name the bot and its start command)")
-    files = _collect(root, max_bytes)
+    files = _collect(root, max_bytes or MAX_UNPACKED_BYTES)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         for rel, file in files:

@@ -21,6 +21,7 @@ from arena.bots.protocols import (
     DEFAULT_PROTOCOL,
     GRPC,
     PROTOCOLS,
+    STDIO_JSON,
     BotProtocol,
     protocol_named,
     protocol_of,
@@ -78,9 +79,10 @@ def package(protocol: str, root: Path = Path("/nowhere")) -> BotPackage:
 
 
 def test_each_entry_says_which_rules_its_bots_play():
-    assert list(PROTOCOLS) == ["grpc", "bhoos-http"] and DEFAULT_PROTOCOL == "grpc"
+    assert list(PROTOCOLS) == ["grpc", "bhoos-http", "stdio-json"] and DEFAULT_PROTOCOL == "grpc"
     for rules in (PAGAT, BHOOS, PAGAT.with_(deals_per_game=2)):
         assert GRPC.plays(rules) and GRPC.refusal(rules) is None
+        assert STDIO_JSON.plays(rules) and STDIO_JSON.refusal(rules) is None
     assert BHOOS_HTTP.plays(BHOOS) and BHOOS_HTTP.plays(BHOOS.with_(deals_per_game=1))
     assert BHOOS_HTTP.refusal(PAGAT) == "it plays the bhoos rules only"
     assert (GRPC.rules, BHOOS_HTTP.rules) == (PAGAT, BHOOS)  # what validation plays
@@ -107,9 +109,10 @@ def test_a_manifest_names_a_known_protocol_or_is_refused_with_the_known_ones(pig
         with pytest.raises(PackageError) as refused:
             parse_manifest(GOOD + f"protocol = {bad}\n")
         message = str(refused.value)
-        assert message.endswith("(choose one of: grpc, bhoos-http, carrier-pigeon)")
+        assert message.endswith("(choose one of: grpc, bhoos-http, stdio-json, carrier-pigeon)")
         assert message.startswith("bot.toml: unknown protocol") and "\n" not in message
-    with pytest.raises(ValueError, match="choose one of: grpc, bhoos-http, carrier-pigeon"):
+    known = "choose one of: grpc, bhoos-http, stdio-json, carrier-pigeon"
+    with pytest.raises(ValueError, match=known):
         protocol_named("smoke-signals")
 
 

@@ -11,7 +11,7 @@ import pytest
 from arena.bots.package import load_package
 from arena.bots.process_player import ProcessPlayer
 from arena.game import parse_cards
-from arena.players import grpc_player
+from arena.players import stream
 from arena.proto import bot_pb2 as pb
 from arena.referee import Clock, MatchSpec, play_match
 from arena.sandbox import SandboxPolicy
@@ -62,14 +62,14 @@ def test_requests_never_carry_other_seats_cards(
     sandbox_policy: SandboxPolicy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent: dict[int, bytes] = {}
-    encode = grpc_player.request_to_proto
+    encode = stream.request_to_proto
 
     def recording(*args, **kwargs):
         msg = encode(*args, **kwargs)
         sent[msg.decision.id] = msg.SerializeToString()
         return msg
 
-    monkeypatch.setattr(grpc_player, "request_to_proto", recording)
+    monkeypatch.setattr(stream, "request_to_proto", recording)
     package = load_package(copy_bot_dir(SAMPLE_BOTS / "random", tmp_path / "bots"))
     players = [
         ProcessPlayer(package, f"random-{e}", policy=sandbox_policy, log_dir=tmp_path / "logs")

@@ -79,6 +79,7 @@ def test_an_upload_is_stored_and_its_status_can_be_polled(client, alice, mine, r
         "status": "pending",
         "reason": "",
         "has_log": False,
+        "has_build_log": False,
     }
     assert submission_status(db, body["id"]).owner_id == alice.id
 
@@ -188,7 +189,11 @@ def test_the_validation_log_is_the_owners_only(client, alice, bob, mine, db):
     own = documented(
         client.get(url, headers={"Authorization": f"Bearer {alice.token}"}), 200, LOG_DOC
     )
-    assert own == {"id": version_id, "log": "== mine#0 ==\nsecret strategy notes\n"}
+    assert own == {
+        "id": version_id,
+        "log": "== mine#0 ==\nsecret strategy notes\n",
+        "build_log": "",  # it named no build
+    }
     theirs = client.get(url, headers={"Authorization": f"Bearer {bob.token}"})
     # the same answer as for a version that does not exist: nothing leaks
     assert documented(theirs, 404, LOG_DOC)["error"] == f"no bot version with id {version_id}"

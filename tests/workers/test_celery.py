@@ -166,17 +166,23 @@ def kill_a_playing_worker(db: Database, tid: int, workers: Workers) -> set[int]:
     """SIGKILL a worker well into a match of tournament ``tid``; the ids of the matches that
     were running then (or had started by the kill)."""
     victim: list[subprocess.Popen] = []
+    killed: set[int] = set()
 
-    def someone_playing() -> bool:
+    def playing_on() -> bool:
+        """Someone plays, and 0.3 s later (well into the match) still plays: on a loaded
+        machine a match may end in those 0.3 s, and a kill then would cost nothing."""
         found = running_under(db, tid, workers)
-        victim.extend([found] if found else [])
-        return found is not None
+        if found is None:
+            return False
+        killed.update(m.id for m in matches(db, tid) if m.status == "running")
+        time.sleep(0.3)
+        killed.update(m.id for m in matches(db, tid) if m.status == "running")
+        if running_under(db, tid, workers) is not found:
+            return False
+        victim.append(found)
+        return True
 
-    wait_for(someone_playing, 120, "a worker playing a match")
-    killed = {m.id for m in matches(db, tid) if m.status == "running"}
-    time.sleep(0.3)  # well into the match
-    # on a loaded machine a match may end in those 0.3 s and the victim start the next one
-    killed |= {m.id for m in matches(db, tid) if m.status == "running"}
+    wait_for(playing_on, 120, "a worker playing a match")
     workers.kill(victim[0])
     return killed
 
