@@ -6,13 +6,14 @@ from __future__ import annotations
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.bots.package import load_package
+from arena.bots.package import BotPackage, load_package
 from arena.bots.runtimes import runtime_problem
 from arena.builds import BuildLimits, build_package
 from arena.cli.context import settings, unsafe_no_sandbox, user_errors
@@ -37,32 +38,45 @@ def build_command(path: Path, out: Path | None) -> None:
     the build sandbox with the server's limits (ARENA_BUILD_SECONDS, ARENA_BUILD_MEMORY_MB,
     ARENA_BUILD_OUTPUT_MB): what passes here passes there."""
     with user_errors():
-        configured = settings()
         package = load_package(path)
         if not package.build:
             raise click.ClickException(f"{path}: bot.toml names no build step (`build = [...]`)")
-        if problem := runtime_problem(package.runtime):
-            raise click.ClickException(f"{path}: bot.toml: {problem}")
-        policy = SandboxPolicy.from_settings(configured)
-        resolve_mode(policy)
-        limits = BuildLimits.from_settings(configured)
         folder = out or Path(tempfile.mkdtemp(prefix=f"{package.name}-build-")) / "bot"
         if folder.exists():
             raise click.ClickException(f"{folder} exists: name a new folder with --out")
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        log_path = folder.parent / f"{folder.name}.build.log"
-        build = _with_clock(
-            lambda: build_package(package, folder, limits=limits, policy=policy, log_path=log_path),
-            f"building {package.name} ({' '.join(package.build)}; {limits.describe()})",
-        )
+        built = build_here(path, package, folder)
+    click.echo(f"built in {built.seconds:.1f} s: {folder} (its log: {built.log_path})")
+    click.echo(f"play it: arena play {folder} random heuristic random --games 4 --no-build")
+
+
+def build_here(path: Path, package: BotPackage, folder: Path) -> Built:
+    """Build ``package`` (from ``path``) into ``folder`` as the server would, under a clock;
+    a failed build prints the end of its log and is a ``ClickException`` with its reason."""
+    configured = settings()
+    if problem := runtime_problem(package.runtime):
+        raise click.ClickException(f"{path}: bot.toml: {problem}")
+    policy = SandboxPolicy.from_settings(configured)
+    resolve_mode(policy)
+    limits = BuildLimits.from_settings(configured)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    log_path = folder.parent / f"{folder.name}.build.log"
+    build = _with_clock(
+        lambda: build_package(package, folder, limits=limits, policy=policy, log_path=log_path),
+        f"building {package.name} ({' '.join(package.build)}; {limits.describe()})",
+    )
     if not build.ok:
         lines = build.log.rstrip("\n").split("\n")[-LOG_LINES:] if build.log else []
         for line in lines:
             click.echo(f"  {printable(line)}", err=True)
         click.echo(f"its whole log: {log_path}", err=True)
-        raise click.ClickException(printable(f"build failed: {build.reason}"))
-    click.echo(f"built in {build.seconds:.1f} s: {folder} (its log: {log_path})")
-    click.echo(f"play it: arena play {folder} random heuristic random --games 4")
+        raise click.ClickException(printable(f"{path}: build failed: {build.reason}"))
+    return Built(build.seconds, log_path)
+
+
+@dataclass(frozen=True)
+class Built:
+    seconds: float
+    log_path: Path
 
 
 def _with_clock(work, what: str):

@@ -13,8 +13,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arena.bots.factory import make_player, protocol_of_player
-from arena.bots.package import PackageError
+from arena.bots.package import PackageError, load_package
 from arena.bots.process_player import ProcessPlayer
+from arena.cli.build import build_here
 from arena.cli.context import settings, unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
@@ -57,15 +58,24 @@ from arena.text import plural, printable
     help="Keep each process bot's stdout/stderr here.",
 )
 @click.option("--quiet", is_flag=True, help="Only the standings, not every deal.")
+@click.option(
+    "--build/--no-build",
+    default=True,
+    show_default=True,
+    help="Build each bot folder whose bot.toml names a `build` first, on a copy, as the "
+    "server does (`arena bot build`); --no-build plays the folders as they are.",
+)
 @unsafe_no_sandbox
 def play(
-    bots, rules, deals, games, seed, decision_ms, bank_ms, replay_file, log_dir, quiet
+    bots, rules, deals, games, seed, decision_ms, bank_ms, replay_file, log_dir, quiet, build
 ) -> None:
     """Play a match between four BOTS: bot directories/zips, house bots (random, heuristic) or
     running Bhoos HTTP bots' URLs (http://host:7000)."""
     ruleset = RULESETS[rules] if deals is None else RULESETS[rules].with_(deals_per_game=deals)
     seed = secret_seed() if seed is None else seed
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="arena-play-"))
+    if build:
+        bots = [_built(b, log_dir) for b in bots]
     policy = SandboxPolicy.from_settings(settings())
     sweep_leftovers(policy)  # bots a killed earlier run may have left
     try:
@@ -100,6 +110,23 @@ def play(
         raise click.ClickException(
             printable(f"{names} did not start (forfeited: its seats were auto-played)")
         )
+
+
+def _built(bot: str, log_dir: Path) -> str:
+    """The folder to play for ``bot``: built first, into ``log_dir``, when it names a build."""
+    path = Path(bot)
+    if not (path / "bot.toml").is_file():
+        return bot  # a house bot, a URL, a zip: played as it is
+    try:
+        package = load_package(path)
+    except PackageError as exc:
+        raise click.ClickException(str(exc)) from None
+    if not package.build:
+        return bot
+    folder = Path(tempfile.mkdtemp(prefix=f"build-{package.name}-", dir=log_dir)) / "bot"
+    built = build_here(path, package, folder)
+    click.echo(f"built {package.name} in {built.seconds:.1f} s (its log: {built.log_path})")
+    return str(folder)
 
 
 def _check_master_cache(players) -> None:

@@ -5,6 +5,8 @@ locally and fails under CI=true."""
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from arena.bots.package import load_package
@@ -40,3 +42,25 @@ def test_a_starter_kit_builds_and_plays_as_uploaded(db, runtime, kit):
     program = built.root / package.command[0] if package.command[0].startswith("./") else None
     assert program is None or program.is_file(), f"{program} was not built"
     assert not (STARTERS / kit / "target").exists() and not (STARTERS / kit / "bot.jar").exists()
+
+
+def test_a_prebuilt_static_binary_plays_with_no_runtime_and_no_build(db, runtime, tmp_path):
+    """What docs/languages.md promises a contestant with their own compiler: a static binary
+    and a manifest of three lines, no ``runtime``, no ``build``."""
+    need(installed_version("c") is not None, "gcc is not installed here")
+    bot = tmp_path / "prebuilt"
+    bot.mkdir()
+    compiled = subprocess.run(
+        ["gcc", "-O2", "-std=c99", "-static", "-o", bot / "mybot", STARTERS / "c" / "bot.c"],
+        capture_output=True,
+        text=True,
+    )
+    need(compiled.returncode == 0, f"no static libc here: {compiled.stderr[-300:]}")
+    (bot / "bot.toml").write_text(
+        'name = "prebuilt"\nversion = "1"\ncommand = ["./mybot"]\nprotocol = "stdio-json"\n'
+    )
+    version = register_bot(db, runtime, bot)
+    assert (version.status, version.reason) == ("valid", ""), version.reason
+    with db.session(read_only=True) as s:
+        row = s.get_one(BotVersion, version.id)
+        assert row.artifact_sha256 is None and row.build_log is None  # nothing was built
