@@ -123,7 +123,10 @@ def _reason(version: BotVersion) -> str:
     "--wait/--no-wait", default=True, help="Wait for the validation verdict (default) or not."
 )
 @click.option(
-    "--timeout", type=click.FloatRange(min=1), default=600.0, help="Seconds to wait for it."
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=900.0,
+    help="Seconds to wait for it (a build may take 600 s, then its validation).",
 )
 def submit(path: Path, server: str, wait: bool, timeout: float) -> None:
     """Upload the bot in PATH (a directory or zip with bot.toml) to a server as a new version
