@@ -56,6 +56,13 @@ def bot_with_build(folder: Path, script: str, *, runtime: str = "") -> Path:
     return folder
 
 
+def bot_built_from_source(folder: Path) -> Path:
+    """A bot whose upload has no bot.py: its build makes it, so only a built folder plays."""
+    bot = bot_with_build(folder, "echo generating; cp source.py bot.py")
+    (bot / "bot.py").rename(bot / "source.py")
+    return bot
+
+
 def arena_command() -> list[str]:
     """The ``arena`` command of this Python (its script, or ``python -m arena``)."""
     script = Path(sys.executable).with_name("arena")

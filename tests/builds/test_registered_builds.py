@@ -10,20 +10,11 @@ from arena.registry import register_bot
 from arena.registry.archives import runnable
 from arena.runtime import Runtime
 from arena.store import BotVersion
-from tests.support import bot_with_build
-
-# The upload has no bot.py: the build makes it, so only the built folder can play.
-MAKES_THE_BOT = "echo generating; cp source.py bot.py"
-
-
-def _source_only(folder):
-    bot = bot_with_build(folder, MAKES_THE_BOT)
-    (bot / "bot.py").rename(bot / "source.py")
-    return bot
+from tests.support import bot_built_from_source, bot_with_build
 
 
 def test_the_built_folder_is_the_artifact_every_match_runs(db, runtime, tmp_path):
-    version = register_bot(db, runtime, _source_only(tmp_path / "bot"))
+    version = register_bot(db, runtime, bot_built_from_source(tmp_path / "bot"))
     assert (version.status, version.reason) == ("valid", "")  # it played from the built tree
     with db.session(read_only=True) as s:
         row = s.get_one(BotVersion, version.id)
@@ -34,7 +25,7 @@ def test_the_built_folder_is_the_artifact_every_match_runs(db, runtime, tmp_path
 
 
 def test_the_same_files_again_build_nothing(db, runtime, tmp_path):
-    folder = _source_only(tmp_path / "bot")
+    folder = bot_built_from_source(tmp_path / "bot")
     first = register_bot(db, runtime, folder)
     with db.session() as s:
         s.get_one(BotVersion, first.id).build_log = "the first build's log"

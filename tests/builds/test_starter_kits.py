@@ -19,11 +19,24 @@ from tests.support import ROOT, need
 pytestmark = pytest.mark.slow
 
 STARTERS = ROOT / "starters"
+PROTO = ROOT / "protos" / "callbreak" / "v1" / "bot.proto"
 KITS = sorted(path.name for path in STARTERS.iterdir() if (path / "bot.toml").exists())
 
 
 def test_every_language_of_the_table_but_the_platforms_own_has_a_kit():
     assert KITS == ["c", "cpp", "go", "java", "rust"]
+
+
+@pytest.mark.parametrize("kit", KITS)
+def test_each_kits_copy_of_the_protocol_is_the_platforms(kit):
+    """A bot sees only its own folder, so each kit carries bot.proto: the same messages and
+    fields (a kit may add its language's options, and comments)."""
+    assert _definitions(STARTERS / kit / "bot.proto") == _definitions(PROTO)
+
+
+def _definitions(proto) -> list[str]:
+    lines = [line.split("//")[0].strip() for line in proto.read_text().splitlines()]
+    return [line for line in lines if line and not line.startswith("option ")]
 
 
 @pytest.mark.parametrize("kit", KITS)

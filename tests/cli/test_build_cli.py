@@ -5,20 +5,11 @@ of its log."""
 from __future__ import annotations
 
 from tests.cli.test_cli import ok, table_rows
-from tests.support import bot_with_build
-
-# The upload has no bot.py: only a built folder can play.
-MAKES_THE_BOT = "echo generating; cp source.py bot.py"
-
-
-def source_only(folder):
-    bot = bot_with_build(folder, MAKES_THE_BOT)
-    (bot / "bot.py").rename(bot / "source.py")
-    return bot
+from tests.support import bot_built_from_source, bot_with_build
 
 
 def test_bot_build_writes_the_built_folder_and_leaves_the_source_alone(arena, sandbox, tmp_path):
-    source, out = source_only(tmp_path / "src"), tmp_path / "built"
+    source, out = bot_built_from_source(tmp_path / "src"), tmp_path / "built"
     printed = ok(arena("bot", "build", source, "--out", out))
     assert "built in " in printed and f"arena play {out} " in printed
     assert (out / "bot.py").read_bytes() == (source / "source.py").read_bytes()
@@ -44,7 +35,7 @@ def test_a_failed_build_prints_the_end_of_its_log_and_the_reason(arena, sandbox,
 
 
 def test_play_builds_a_folder_first_unless_told_not_to(arena, sandbox, tmp_path):
-    source = source_only(tmp_path / "src")
+    source = bot_built_from_source(tmp_path / "src")
     bots = (source, "random", "heuristic", "random")
     played = ok(arena("play", *bots, "--deals", "1", "--games", "1", "--quiet"))
     assert "built builder in " in played
