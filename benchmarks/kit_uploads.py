@@ -57,18 +57,21 @@ def fresh_database() -> str:
 
 
 def upload_all(base: str, archives: list[Path]) -> list[tuple[str, str, float, str]]:
-    """Sign up, upload each archive through the form; (archive, verdict, seconds, reason)."""
+    """Each archive by a contestant of its own (signed up in a browser context of its own),
+    through the form; (archive, verdict, seconds from submit to verdict, reason)."""
     results = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page()
-        page.goto(base + "/signup")
-        page.fill("input[name=name]", "kits")
-        page.fill("input[name=password]", PASSWORD)
-        page.fill("input[name=password2]", PASSWORD)
-        page.click("button:has-text('Sign up')")
-        page.wait_for_selector("[data-user='kits']")
         for archive in archives:
+            context = browser.new_context()
+            page = context.new_page()
+            author = f"author-{archive.stem.replace('_', '-')}"
+            page.goto(base + "/signup")
+            page.fill("input[name=name]", author)
+            page.fill("input[name=password]", PASSWORD)
+            page.fill("input[name=password2]", PASSWORD)
+            page.click("button:has-text('Sign up')")
+            page.wait_for_selector(f"[data-user='{author}']")
             page.goto(base + "/bots/new")
             page.set_input_files("input[name=archive]", str(archive))
             begun = time.monotonic()
@@ -84,6 +87,7 @@ def upload_all(base: str, archives: list[Path]) -> list[tuple[str, str, float, s
             verdict = page.locator(status).text_content() or ""
             results.append((archive.stem, verdict, took, reason or ""))
             print(f"  {archive.stem:<12} {verdict:<9} {took:6.1f} s {reason or ''}", flush=True)
+            context.close()
         browser.close()
     return results
 
