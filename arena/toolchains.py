@@ -130,14 +130,12 @@ def toolchain_named(name: str) -> Toolchain | None:
 def packages_for(names: list[str]) -> list[str]:
     """The Debian packages of the named toolchains ("all": every one), each once; an unknown
     name is a ``ValueError`` that lists the known ones."""
-    chains = list(TOOLCHAINS) if names == ["all"] else []
-    for name in [] if chains else names:
-        chain = BY_NAME.get(name)
-        if chain is None:
-            known = ", ".join(c.name for c in TOOLCHAINS)
-            raise ValueError(f"no runtime named {name!r}: write one of {known} (or all)")
-        chains.append(chain)
-    return list(dict.fromkeys(p for chain in chains for p in chain.packages))
+    if names == ["all"]:
+        names = list(BY_NAME)
+    if unknown := [name for name in names if name not in BY_NAME]:
+        known = ", ".join(BY_NAME)
+        raise ValueError(f"no runtime named {unknown[0]!r}: write one of {known} (or all)")
+    return list(dict.fromkeys(p for name in names for p in BY_NAME[name].packages))
 
 
 @functools.cache

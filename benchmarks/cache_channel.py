@@ -1,5 +1,5 @@
 """The page-cache channel that remains once the sandbox refuses every call that reads or drops
-cache state (issue 21): bits carried from game 1 of a match to games 2-4 by first-read faults
+cache state: bits carried from game 1 of a match to games 2-4 by first-read faults
 on big shared files (tests/hostile_bots/cache_timing/bot.py), through the real referee in the
 real bwrap sandbox against three house bots.
 

@@ -1,4 +1,4 @@
-"""How much CPU an honest bot keeps next to a bot that forks busy processes (issue 21).
+"""How much CPU an honest bot keeps next to a bot that forks busy processes.
 
 The honest bot (tests/hostile_bots/cpu_counter) counts loop turns for 20 ms of each of its
 decisions; the hog (tests/hostile_bots/cpu_hog) forks ``--spinners`` niced spinners (100),
@@ -12,7 +12,7 @@ interleaved so that load from elsewhere hits every row alike:
   ``cgroups.WAITING_QUOTA_US`` per period while it waits);
 - hog, waiting quota N ms: the same with another waiting quota (``--quotas``);
 - hog, weight only: the turn weight without the waiting quota (the platform before);
-- hog, no cpu cgroup: without the cpu controller (the platform before issue 21).
+- hog, no cpu cgroup: without the cpu controller (as the platform once placed bots).
 
 Prints, per row, the counter's median work per decision and its 10th percentile, each as a
 share of the quiet row's median (target: >= 90% next to the hog), its worst decision time,
@@ -101,7 +101,7 @@ def one_match(counter: Path, neighbour: Path, area: Path) -> Row:
 
 
 def without_cpu_controller(run: Callable[[], Row]) -> Row:
-    """``run`` with bots placed in memory and pids groups only, as before issue 21."""
+    """``run`` with bots placed in memory and pids groups only, without the cpu controller."""
     real = cgroups._find_hierarchies
     cgroups._find_hierarchies = lambda: dataclasses.replace(real(), cpu=None, cpuacct=None)  # type: ignore[type-var]
     cgroups._detect.cache_clear()

@@ -1,7 +1,7 @@
 """Engine speed on one core: full deals through the state machine, playouts on the fast path.
 
 Run: python benchmarks/engine.py [--seconds S]
-Targets (issue 2): >= 3,000 full deals/s through the state machine, >= 25,000 playouts/s.
+Targets: >= 3,000 full deals/s through the state machine, >= 25,000 playouts/s.
 """
 
 from __future__ import annotations

@@ -27,12 +27,12 @@ import psycopg
 from playwright.sync_api import sync_playwright
 
 from arena.store import pack_directory
+from tests.dashboard.test_browser import CHROMIUM
+from tests.dashboard.test_browser_accounts import sign_up
 
 ROOT = Path(__file__).resolve().parents[1]
 KITS = [ROOT / "starters" / kit for kit in ("c", "cpp", "go", "java", "rust")]
 SAMPLES = [ROOT / "sample_bots" / "random", ROOT / "sample_bots" / "js_lowcard"]
-CHROMIUM = "/usr/bin/chromium"
-PASSWORD = "a benchmark password"
 
 
 def arena(*args: str, env: dict[str, str]) -> str:
@@ -65,13 +65,7 @@ def upload_all(base: str, archives: list[Path]) -> list[tuple[str, str, float, s
         for archive in archives:
             context = browser.new_context()
             page = context.new_page()
-            author = f"author-{archive.stem.replace('_', '-')}"
-            page.goto(base + "/signup")
-            page.fill("input[name=name]", author)
-            page.fill("input[name=password]", PASSWORD)
-            page.fill("input[name=password2]", PASSWORD)
-            page.click("button:has-text('Sign up')")
-            page.wait_for_selector(f"[data-user='{author}']")
+            sign_up(page, base, f"author-{archive.stem.replace('_', '-')}")
             page.goto(base + "/bots/new")
             page.set_input_files("input[name=archive]", str(archive))
             begun = time.monotonic()

@@ -1,4 +1,4 @@
-"""The standing ladder's matchmaker (issue 25) on the engine pool: placement, top 3,
+"""The standing ladder's matchmaker on the engine pool: placement, top 3,
 accuracy, cost, rest.
 
 The pool is ``benchmarks/engine_pool.py``'s: N house heuristic bots with known noise, so the

@@ -1,7 +1,7 @@
 """Decision round trip over the bot protocol, and the wall time of a whole process match.
 
 Run: python benchmarks/protocol.py [--decisions N] [--rounds R] [--no-c-kit]
-Also the same round trip to a sandboxed Bhoos HTTP bot (issue 12: one HTTP request per
+Also the same round trip to a sandboxed Bhoos HTTP bot (one HTTP request per
 decision, through the relay in its sandbox) against the gRPC process bot.
 And the stdio-json protocol's (JSON lines through the relay in the sandbox, into the bot's
 stdin and out of its stdout) against the same gRPC bot: a Python stdio-json bot
@@ -12,8 +12,8 @@ quiet stdio bot against a gRPC bot of the same answers without the SDK's ``Bot``
 same work per decision on both sides of the wire but the wire's). The gRPC bots and
 the stdio-json bots take turns, R rounds of N/R decisions each (a fresh sandbox each, the
 first 100 of each dropped), so a change of load on a shared host falls on every protocol.
-Targets (issue 3): p50 <= 250 µs per decision for a trivial sandboxed Python bot, and a
-4-game x 5-deal match of four process bots in under 3 s including start-up (issue 7: with a
+Targets: p50 <= 250 µs per decision for a trivial sandboxed Python bot, and a
+4-game x 5-deal match of four process bots in under 3 s including start-up (with a
 fresh process for every game, so start-up is paid once per game; printed separately).
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import queue
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,6 +48,7 @@ from arena.toolchains import installed_version
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "sample_bots" / "random"
 BHOOS_BOT = ROOT / "sample_bots" / "bhoos_lowcard"
+STALE_ID_BOT = ROOT / "tests" / "hostile_bots" / "stale_id"
 STDIO_BOT = ROOT / "tests" / "hostile_bots" / "stdio_misbehaves"  # its bot.toml: plays-well
 C_KIT = ROOT / "starters" / "c"
 WARMUP = 100  # round trips dropped after each start
@@ -57,35 +59,12 @@ os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
 sys.argv = ["bot.py", "plays-well"]
 runpy.run_path("bot.py", run_name="__main__")
 """
-# The stdio bot's answers over gRPC, on the SDK's raw servicer (no Observation is built).
-RAW_GRPC = """from arena.proto import bot_pb2 as pb
-from arena.proto import bot_pb2_grpc as pb_grpc
-from arena.sdk.server import serve_servicer
+# The stdio bot's answers over gRPC: the stale-id hostile bot's raw servicer (no SDK ``Bot``,
+# no Observation built) with its offset 0, so each reply echoes its request's id.
+RAW_GRPC = """import stale_id
 
-
-class LowCard(pb_grpc.BotServicer):
-    def __init__(self, done):
-        self.done = done
-
-    def Play(self, request_iterator, context):
-        try:
-            for msg in request_iterator:
-                kind = msg.WhichOneof("kind")
-                if kind == "hello":
-                    hello = pb.HelloReply(protocol=msg.hello.protocol, name="raw")
-                    yield pb.BotMessage(hello=hello)
-                elif kind == "decision":
-                    req = msg.decision
-                    if req.kind == pb.CALL:
-                        reply = pb.DecisionReply(id=req.id, call=max(1, req.min_call))
-                    else:
-                        reply = pb.DecisionReply(id=req.id, card=req.legal_cards[0])
-                    yield pb.BotMessage(decision=reply)
-        finally:
-            self.done.set()
-
-
-serve_servicer(LowCard)
+stale_id.OFFSET = 0
+stale_id.main()
 """
 
 
@@ -171,6 +150,7 @@ def raw_grpc_bot(folder: Path) -> Path:
     """A gRPC bot answering as the stdio bot does (the lowest legal card), without the SDK's
     ``Bot``: the same per-decision work as the stdio bot, over gRPC."""
     folder.mkdir()
+    shutil.copy(STALE_ID_BOT / "bot.py", folder / "stale_id.py")
     (folder / "bot.py").write_text(RAW_GRPC)
     (folder / "bot.toml").write_text(
         'name = "grpc-raw"\nversion = "1.0.0"\ncommand = ["python3", "bot.py"]\n'

@@ -3,7 +3,7 @@
 Compares a plain subprocess with the sandbox's rlimits and bwrap modes (launch -> exit,
 and the stop() that follows), and bwrap with the kernel channels left open
 (``close_channels=False``: no channel filter, keyring, private copy of the bot's files or
-eviction; the sandbox before issue 21). ``--bot DIR`` launches from a copy of DIR (e.g.
+eviction: the sandbox as it was). ``--bot DIR`` launches from a copy of DIR (e.g.
 sample_bots/js_lowcard with its node_modules) to see what copying a big bot costs.
 
 The rows above are later launches (the first round is a warm-up). The sandbox's view of

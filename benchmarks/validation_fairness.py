@@ -1,5 +1,5 @@
 """How long an ordinary upload waits for its verdict while another user's two uploads of a
-bot that spends its whole clock are being validated (issue 24).
+bot that spends its whole clock are being validated.
 
 Through the real upload path (``submit_version``) and real validation matches in the bwrap
 sandbox, on a private SQLite: user mallory uploads two versions of

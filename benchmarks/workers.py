@@ -18,8 +18,8 @@ per match minus the referee alone's). The referee and the Celery workers are war
 first (numba's cache, unpacked bots); the embedded executor starts its worker processes
 per run, so its figures include that start.
 
-Targets (issue 8): Celery within 15% of the embedded executor at equal parallelism;
-2 workers >= 1.8x one worker. Issue 21 (light bots only): the referee alone with the
+Targets: Celery within 15% of the embedded executor at equal parallelism;
+2 workers >= 1.8x one worker. Light bots only: the referee alone with the
 sandbox's kernel channels closed (the default) against the same left open
 (``close_channels=False``, the sandbox before), alternated twice, within 10%.
 
@@ -392,7 +392,7 @@ def run_load(
     channels: bool,
 ) -> None:
     """Play one load on every backend and print its figures; ``channels``: also the referee
-    alone with the kernel channels open (issue 21)."""
+    alone with the kernel channels open."""
 
     def fresh(count: int = tables, warm: bool = False) -> int:
         # warm-up tournaments play short matches: their job is the workers' first start

@@ -6,7 +6,6 @@ from __future__ import annotations
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -15,7 +14,7 @@ from rich.table import Table
 
 from arena.bots.package import BotPackage, load_package
 from arena.bots.runtimes import runtime_problem
-from arena.builds import BuildLimits, build_package
+from arena.builds import Build, BuildLimits, build_package
 from arena.cli.context import settings, unsafe_no_sandbox, user_errors
 from arena.sandbox import SandboxPolicy, resolve_mode
 from arena.text import printable
@@ -45,11 +44,16 @@ def build_command(path: Path, out: Path | None) -> None:
         if folder.exists():
             raise click.ClickException(f"{folder} exists: name a new folder with --out")
         built = build_here(path, package, folder)
-    click.echo(f"built in {built.seconds:.1f} s: {folder} (its log: {built.log_path})")
+    click.echo(f"built in {built.seconds:.1f} s: {folder} (its log: {build_log_path(folder)})")
     click.echo(f"play it: arena play {folder} random heuristic random --games 4 --no-build")
 
 
-def build_here(path: Path, package: BotPackage, folder: Path) -> Built:
+def build_log_path(folder: Path) -> Path:
+    """Where ``build_here`` writes the log of a build into ``folder``: beside it."""
+    return folder.parent / f"{folder.name}.build.log"
+
+
+def build_here(path: Path, package: BotPackage, folder: Path) -> Build:
     """Build ``package`` (from ``path``) into ``folder`` as the server would, under a clock;
     a failed build prints the end of its log and is a ``ClickException`` with its reason."""
     configured = settings()
@@ -59,7 +63,7 @@ def build_here(path: Path, package: BotPackage, folder: Path) -> Built:
     resolve_mode(policy)
     limits = BuildLimits.from_settings(configured)
     folder.parent.mkdir(parents=True, exist_ok=True)
-    log_path = folder.parent / f"{folder.name}.build.log"
+    log_path = build_log_path(folder)
     build = _with_clock(
         lambda: build_package(package, folder, limits=limits, policy=policy, log_path=log_path),
         f"building {package.name} ({' '.join(package.build)}; {limits.describe()})",
@@ -70,13 +74,7 @@ def build_here(path: Path, package: BotPackage, folder: Path) -> Built:
             click.echo(f"  {printable(line)}", err=True)
         click.echo(f"its whole log: {log_path}", err=True)
         raise click.ClickException(printable(f"{path}: build failed: {build.reason}"))
-    return Built(build.seconds, log_path)
-
-
-@dataclass(frozen=True)
-class Built:
-    seconds: float
-    log_path: Path
+    return build
 
 
 def _with_clock(work, what: str):

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.bots.factory import make_player, protocol_of_player
 from arena.bots.package import PackageError, load_package
 from arena.bots.process_player import ProcessPlayer
-from arena.cli.build import build_here
+from arena.cli.build import build_here, build_log_path
 from arena.cli.context import settings, unsafe_no_sandbox
 from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RULESETS, Deal
@@ -124,8 +124,8 @@ def _built(bot: str, log_dir: Path) -> str:
     if not package.build:
         return bot
     folder = Path(tempfile.mkdtemp(prefix=f"build-{package.name}-", dir=log_dir)) / "bot"
-    built = build_here(path, package, folder)
-    click.echo(f"built {package.name} in {built.seconds:.1f} s (its log: {built.log_path})")
+    seconds = build_here(path, package, folder).seconds
+    click.echo(f"built {package.name} in {seconds:.1f} s (its log: {build_log_path(folder)})")
     return str(folder)
 
 

@@ -1,4 +1,4 @@
-"""Who may share a table: never two bots of one owner (fair play, issue 21).
+"""Who may share a table: never two bots of one owner (fair play).
 
 Two bots of one author at a table could play as a team (signal through their calls, feed
 each other tricks, or simply be one program that knows its partner). So every scheduler

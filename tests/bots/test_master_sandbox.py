@@ -51,7 +51,7 @@ def test_master_starts_from_the_prebuilt_cache_without_compiling(package, tmp_pa
 
 def test_the_built_cache_is_recognised_and_who_needs_it(package):
     """What a worker's start, a validation and `arena play` ask before a master-based bot
-    starts (issue 23: master seats forfeited on a cold cache)."""
+    starts (master seats forfeited on a cold cache)."""
     assert is_built()  # the fixture built it, as `arena setup` does
     assert used_by(MASTER)
     assert not used_by(MASTER.parent / "random")

@@ -44,3 +44,16 @@ def test_play_builds_a_folder_first_unless_told_not_to(arena, sandbox, tmp_path)
     assert not (source / "bot.py").exists()  # built on a copy
     unbuilt = arena("play", *bots, "--deals", "1", "--games", "1", "--quiet", "--no-build")
     assert unbuilt.exit_code == 1 and "builder did not start" in unbuilt.stderr
+
+
+def test_runtimes_packages_prints_each_package_once_or_names_the_known_runtimes(arena):
+    both = ok(arena("runtimes", "--packages", "c,cpp")).split()
+    assert both[:3] == ["gcc", "make", "libc6-dev"] and both.count("make") == 1
+    assert "libgrpc++-dev" in both and "golang-go" not in both
+    every = ok(arena("runtimes", "--packages", "all")).split()
+    assert {"nodejs", "golang-go", "openjdk-17-jdk-headless", "cargo"} <= set(every)
+    assert len(every) == len(set(every))
+    refused = arena("runtimes", "--packages", "c,zig")
+    assert (
+        refused.exit_code == 1 and "no runtime named 'zig': write one of python" in refused.stderr
+    )

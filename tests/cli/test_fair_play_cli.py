@@ -1,4 +1,4 @@
-"""Fair play (issue 7) through the commands an operator runs, written as the attacks: real
+"""Fair play through the commands an operator runs, written as the attacks: real
 hostile bot packages (tests/hostile_bots/) in the real bwrap sandbox.
 
 - ``arena bot add``'s validation match and ``arena play`` without --seed: the seed-guessing

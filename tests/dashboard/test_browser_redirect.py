@@ -1,4 +1,4 @@
-"""The open redirect of issue 24 in a real browser (Playwright driving Debian's Chromium):
+"""The open redirect once found in a real browser (Playwright driving Debian's Chromium):
 logging in from ``/login?next=/%09/evil.example/`` must land on this site, whatever the
 browser makes of tabs and slashes. Skipped locally without chromium; failed under CI=true."""
 

@@ -1,4 +1,4 @@
-"""Every list shows a bot's owner beside its name (issue 24): two bots whose names a reader
+"""Every list shows a bot's owner beside its name: two bots whose names a reader
 could take for each other are told apart by who owns them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fair play (issue 7), written as the attacks: real hostile bot packages (tests/hostile_bots/)
+"""Fair play, written as the attacks: real hostile bot packages (tests/hostile_bots/)
 in the real bwrap sandbox, played through the real referee against three house bots, and
 judged by the bot's OWN report in its log.
 

@@ -1,4 +1,4 @@
-"""Fair play on a shared kernel (issue 21), written as the attacks: real hostile bot packages
+"""Fair play on a shared kernel, written as the attacks: real hostile bot packages
 in the real bwrap sandbox, through the real referee, judged by the bot's own report.
 
 - ``kernel_memory`` stores its game-1 hand as kernel keys and as page-cache state (of its
@@ -61,7 +61,7 @@ PAGES = 64  # pad.bin: one page per card, and some
 
 @pytest.fixture
 def unsafe_policy(sandbox_policy: SandboxPolicy) -> SandboxPolicy:
-    """The sandbox as it was before issue 21 (``close_channels=False``): a filter against
+    """The sandbox without its kernel-channel defences (``close_channels=False``): a filter against
     user namespaces only, the platform's session keyring inherited, the bot's folder bound
     as it is, the pages it cached left in the cache."""
     return dataclasses.replace(sandbox_policy, close_channels=False)

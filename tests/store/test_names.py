@@ -1,4 +1,4 @@
-"""Names as people read them (issue 24): no new user or bot name may read as an existing one,
+"""Names as people read them: no new user or bot name may read as an existing one,
 nor as a house bot's; what the database already holds keeps working."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A worker asks whether bots can start here before it takes a job: a host where they cannot
-would charge every start failure to the bots it seats (issue 23: an unsandboxed worker on
+would charge every start failure to the bots it seats (an unsandboxed worker on
 such a host charged 12)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The validation match tells a bot nothing a tournament's first game would not (issue 24):
+"""The validation match tells a bot nothing a tournament's first game would not:
 a bot that could tell them apart could behave only where it is judged. A real bot package
 in the bwrap sandbox reports everything it was told; its validation and the first game of a
 tournament match with the default settings must read the same."""

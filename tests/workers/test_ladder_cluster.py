@@ -1,4 +1,4 @@
-"""The standing ladder on a real cluster (issue 25): Redis, Postgres, ``arena worker`` and
+"""The standing ladder on a real cluster: Redis, Postgres, ``arena worker`` and
 ``arena beat`` processes, a live dashboard (``arena dashboard``, waitress), sandboxed bots.
 Nobody organises anything: no tournament is created and no ``arena tournament`` or
 ``arena ladder run`` command runs.

@@ -1,5 +1,5 @@
 """The best page-cache channel left once the sandbox refuses every call that reads or drops
-cache state (issue 21; benchmarks/cache_channel.py measures it).
+cache state (benchmarks/cache_channel.py measures it).
 
 A page can still be *set* (read it) and *tested once* (touch it in a mapping: a major fault
 means it was not cached; the test caches it). So in game 1 this bot writes the 52-bit mask of

@@ -1,4 +1,4 @@
-"""An honest bot that measures its share of the CPU (issue 21): at every decision it counts
+"""An honest bot that measures its share of the CPU: at every decision it counts
 loop turns for ``WINDOW`` seconds of wall time and reports ``WORK <turns>`` on stderr, its
 log. Next to a quiet table the count is what one core gives; next to a bot that starves its
 neighbours it falls."""

@@ -1,4 +1,4 @@
-"""Starves its neighbours (issue 21): before it serves, it forks busy processes, each
+"""Starves its neighbours: before it serves, it forks busy processes, each
 ``setsid()`` into a session (and so, outside a cpu cgroup, a scheduling autogroup) of its
 own and niced so that its own decisions stay quick, which spin through every seat's turns
 until the sandbox is stopped. It plays legally and at once, so the referee has nothing to

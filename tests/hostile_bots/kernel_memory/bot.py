@@ -1,5 +1,5 @@
 """Carries what it saw in game 1 into games 2-4 through kernel state that outlives its
-processes (issue 21), and reports on stderr, its log, what came back:
+processes, and reports on stderr, its log, what came back:
 
 - kernel keys: its hand as the description of world-readable "user" keys in its session and
   user keyrings; later games list /proc/keys. It also looks there for a key the operator's

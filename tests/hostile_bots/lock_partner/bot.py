@@ -1,4 +1,4 @@
-"""Two of these at one table tell each other their hands (issue 21): each takes a POSIX read
+"""Two of these at one table tell each other their hands: each takes a POSIX read
 lock on one byte per card it holds, in a region of a file every sandbox sees (the platform's
 Python binary) chosen by game, deal and seat, and asks with F_GETLK which bytes of the other
 seats' regions someone else holds. It reports on stderr, its log:

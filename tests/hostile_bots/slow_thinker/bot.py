@@ -1,4 +1,4 @@
-"""Spends 90% of each decision's base allowance before answering, legally (issue 24): two of
+"""Spends 90% of each decision's base allowance before answering, legally: two of
 these uploaded at once held the single validation thread for minutes, and a third user's
 ordinary upload waited behind them (benchmarks/validation_fairness.py)."""
 

@@ -1,4 +1,4 @@
-"""Looks for what could tell its validation match from a tournament match (issue 24): a bot
+"""Looks for what could tell its validation match from a tournament match: a bot
 that could would behave only there. At its first decision of every game it reports on stderr,
 its log, everything it was told that a platform could vary:
 
