@@ -37,6 +37,7 @@ from arena.tournaments.dispatch import (
     AUDIT_PRIORITY,
     AUDIT_QUEUE,
     DEFAULT_QUEUE,
+    Job,
     finish_if_over,
     matches_to_send,
     recover,
@@ -186,10 +187,10 @@ def _tick_due(lease_s: float) -> bool:
     return True
 
 
-def send_match(match_id: int, queue: str) -> bool:
+def send_match(job: Job) -> bool:
     """Send one match's job; False when the broker is away (the match is marked sent: the
     recovery sends it again once the mark is a lease old)."""
-    return _send(run_match_task, match_id, queue, "match")
+    return _send(run_match_task, job.match_id, job.queue, "match", job.priority)
 
 
 def _send(task: Task, job_id: int, queue: str, what: str, priority: int = 0) -> bool:
@@ -206,8 +207,8 @@ def _send(task: Task, job_id: int, queue: str, what: str, priority: int = 0) -> 
 def send_new_matches(db: Database, tournament_id: int) -> None:
     """Send the matches never sent: a round of adaptive matches that the last match's
     finish scheduled (nothing, one indexed read, otherwise)."""
-    for match_id, queue in matches_to_send(db, tournament_id):
-        send_match(match_id, queue)
+    for job in matches_to_send(db, tournament_id):
+        send_match(job)
 
 
 def idle_queues() -> Callable[[str], bool]:

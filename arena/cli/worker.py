@@ -18,6 +18,14 @@ from arena.tournaments.dispatch import AUDIT_QUEUE, DEFAULT_QUEUE, RECOVERY_QUEU
 from arena.tournaments.preflight import preflight
 
 EXAMPLE_URL = "postgresql://arena@dbhost:5432/arena"
+DEFAULT_NICE = 10  # a nice-10 task weighs a tenth of an ordinary one
+
+
+def lower_priority(nice: int) -> None:
+    """This process and all it starts at niceness ``nice`` at least (never raised back)."""
+    current = os.getpriority(os.PRIO_PROCESS, 0)
+    if nice > current:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
 
 
 def shared_database_problem(configured: Settings) -> str | None:
@@ -65,12 +73,25 @@ def shared_database_problem(configured: Settings) -> str | None:
     "arena.build.NAME, and arena.build for builds naming none; a build takes up to "
     "ARENA_BUILD_SECONDS, then its validation match).",
 )
+@click.option(
+    "--nice",
+    type=click.IntRange(0, 19),
+    default=DEFAULT_NICE,
+    show_default=True,
+    envvar="ARENA_WORKER_NICE",
+    help="CPU priority below the host's other work (Unix niceness; ARENA_WORKER_NICE): the "
+    "referee, its builds and its bots (their cgroup weighs the same) yield to a dashboard "
+    "or database on the same machine. 0 on a host of its own changes nothing.",
+)
 @click.option("--loglevel", default="INFO", show_default=True)
 @unsafe_no_sandbox
-def worker(concurrency: int, queues: str, audit: bool, build: bool, loglevel: str) -> None:
+def worker(
+    concurrency: int, queues: str, audit: bool, build: bool, nice: int, loglevel: str
+) -> None:
     """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
     ARENA_DATABASE_URL) until stopped, and judge finished matches for the fair-play
     audit when nothing else waits."""
+    lower_priority(nice)
     with user_errors():
         if problem := shared_database_problem(settings()):
             raise click.ClickException(problem)

@@ -46,6 +46,12 @@ _V1_WAITING, _V2_WAITING = 2, 1
 WAITING_QUOTA_US = 10_000
 
 
+def nice_weight(nice: int) -> float:
+    """A task's CPU weight at ``nice`` against one at 0, as the kernel's scheduler has it
+    (each step about 1.25 times: nice 10 weighs 0.107, nice 19 0.015)."""
+    return 1.25 ** -max(-20, min(19, nice))
+
+
 @dataclass(frozen=True)
 class _Hierarchies:
     """Where the memory, pids and cpu controllers are mounted (one folder for v2)."""
@@ -197,11 +203,14 @@ class BotCgroup:
         ]
 
     def _parent_settings(self) -> list[tuple[str, str]]:
-        """The weight of all bots together: one ordinary task per core."""
+        """The weight of all bots together: one task of the referee's own niceness per core
+        (``arena worker --nice``), so that bots yield to the web on a shared host as their
+        referee does."""
         cores = os.cpu_count() or 1
+        share = nice_weight(os.getpriority(os.PRIO_PROCESS, 0))
         if self.version == "cgroup2":
-            return [("cpu.weight", str(min(10_000, _V2_WEIGHT * cores)))]
-        return [("cpu.shares", str(_V1_SHARES * cores))]
+            return [("cpu.weight", str(max(1, min(10_000, round(_V2_WEIGHT * share * cores)))))]
+        return [("cpu.shares", str(max(2, round(_V1_SHARES * share * cores))))]
 
     def set_turn(self, on_turn: bool) -> None:
         """Give the bot an ordinary task's CPU weight and its whole quota for its turn, the

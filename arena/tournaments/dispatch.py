@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, and_, exists, or_, select, update
+from sqlalchemy.orm import Session
 
 from arena.store import BotVersion, Database, Match, Tournament, progress
+from arena.store.ladders import ladder_of_tournament
 from arena.store.matches import claimable
 from arena.store.models import utcnow
 from arena.toolchains import TOOLCHAINS, toolchain_named
+from arena.tournaments.cache import CACHE
 from arena.tournaments.standings import finish_tournament
 
 DEFAULT_QUEUE = "arena"
@@ -38,7 +42,13 @@ RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match que
 # ``--no-audit``), and last: its jobs are sent at the lowest priority, which Redis serves
 # only once no other job waits in any queue of the worker.
 AUDIT_QUEUE = "audit"
-AUDIT_PRIORITY = 9  # Redis: 0 (the default) first, 9 last
+# Job priorities, which Redis serves across every queue of a worker (0 first; its steps are
+# 0, 3, 6, 9): a validation or a build (sent at 0, the default) goes before any match, so an
+# upload's verdict never waits behind the ladder; a ladder match that places a new version
+# goes before the settling ones; the audit's judging waits for everything else.
+PLACEMENT_PRIORITY = 3
+MATCH_PRIORITY = 6
+AUDIT_PRIORITY = 9
 MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
 log = logging.getLogger(__name__)
 
@@ -46,7 +56,17 @@ log = logging.getLogger(__name__)
 # sent: the worker that took that job was lost, so no job of it waits in the queue.
 TAKEN_AND_LOST = and_(Match.status == "running", Match.queued_at < Match.lease_expires_at)
 Idle = Callable[[str], bool]  # nothing waits in this queue (False when unknown)
-Send = Callable[[int, str], object]  # send match id's job to a queue
+
+
+class Job(NamedTuple):
+    """A match's job as it is sent: to which queue, at which priority."""
+
+    match_id: int
+    queue: str
+    priority: int = MATCH_PRIORITY
+
+
+Send = Callable[[Job], object]
 
 
 def build_queue(toolchain: str = "") -> str:
@@ -92,8 +112,8 @@ def matches_to_send(
     tournament_id: int,
     resend_after_s: float | None = None,
     idle: Idle | None = None,
-) -> list[tuple[int, str]]:
-    """(match id, queue) of claimable matches never sent, or (with ``resend_after_s``) sent
+) -> list[Job]:
+    """The jobs of claimable matches never sent, or (with ``resend_after_s``) sent
     that long ago — those only while their queue is ``idle``, when given, unless their
     worker took their job and was lost (``TAKEN_AND_LOST``); marks them sent.
     The mark is a conditional UPDATE: two senders at once (two beats, a follower and a
@@ -133,7 +153,35 @@ def matches_to_send(
                     .execution_options(synchronize_session=False)
                 )
             )
-    return [(m, queues[m]) for m in chosen if m in marked]
+        placing = _placing(s, tournament_id, {m: seats for m, seats, _, _ in rows})
+    return [
+        Job(m, queues[m], PLACEMENT_PRIORITY if m in placing else MATCH_PRIORITY)
+        for m in chosen
+        if m in marked
+    ]
+
+
+def _placing(s: Session, tournament_id: int, seats: dict[int, list[int]]) -> set[int]:
+    """Of these matches of a ladder, those seating a version that has not yet finished its
+    placement matches (a tournament's: none)."""
+    ladder = ladder_of_tournament(s, tournament_id)
+    if ladder is None or not seats:
+        return set()
+    played = _finished_matches(s, tournament_id)
+    quota = ladder.placement_matches
+    return {m for m, table in seats.items() if any(played[v] < quota for v in table)}
+
+
+def _finished_matches(s: Session, tournament_id: int) -> Counter[int]:
+    """Matches played to the end, by version (cached per results version: a count of them)."""
+
+    def count() -> Counter[int]:
+        query = select(Match.seats).where(
+            Match.tournament_id == tournament_id, Match.status == "done"
+        )
+        return Counter(v for table in s.scalars(query) for v in table)
+
+    return CACHE.get(s, "finished-matches", tournament_id, count)
 
 
 def finish_if_over(db: Database, tournament_id: int) -> bool:
@@ -167,8 +215,8 @@ def recover_tournament(
     How many jobs were sent."""
     finish_if_over(db, tournament_id)
     sent = 0
-    for match_id, queue in matches_to_send(db, tournament_id, lease_s, idle):
-        send(match_id, queue)
+    for job in matches_to_send(db, tournament_id, lease_s, idle):
+        send(job)
         sent += 1
     if sent:
         log.info("tournament %s: %s matches sent again", tournament_id, sent)

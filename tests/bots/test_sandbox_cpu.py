@@ -5,6 +5,7 @@ measured by benchmarks/cpu_share.py; tests/referee/test_kernel_channels.py plays
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -79,6 +80,32 @@ def test_a_waiting_bot_gets_the_least_weight_and_a_small_quota(tmp_path: Path, v
     for path in group.dirs[0].iterdir():
         path.unlink()
     group.dirs[0].rmdir()
+
+
+@pytest.mark.parametrize("version", ["cgroup1", "cgroup2"])
+def test_the_bots_together_weigh_what_their_referee_does(tmp_path: Path, version) -> None:
+    """On fake files: the bots' parent group weighs one task of the creating process's own
+    niceness per core (``arena worker --nice``), so a niced worker's bots yield too."""
+    need(os.geteuid() == 0, "needs root to give the niceness back")
+    where = cgroups._Hierarchies(version, tmp_path, tmp_path, tmp_path)
+    name = {"cgroup1": "cpu.shares", "cgroup2": "cpu.weight"}[version]
+    parent = tmp_path / POLICY.cgroup_parent
+    parent.mkdir()
+    (parent / name).write_text("")  # written only where the kernel has the file
+    before, weights = os.getpriority(os.PRIO_PROCESS, 0), []
+    try:
+        for nice in (0, 10):
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+            group = cgroups.BotCgroup(where, POLICY, 50124 + nice)
+            group.create(Limits())
+            weights.append(int((parent / name).read_text()))
+    finally:
+        os.setpriority(os.PRIO_PROCESS, 0, before)
+    cores = os.cpu_count() or 1
+    ordinary = {"cgroup1": 1024, "cgroup2": 100}[version]
+    assert weights[0] == ordinary * cores
+    assert abs(weights[1] - ordinary * cores * 110 / 1024) <= 1  # the kernel's nice-10 weight
+    assert weights[1] < weights[0] / 9
 
 
 def test_cpu_time_of_processes_that_exited_is_counted(area: Path, mode: str) -> None:

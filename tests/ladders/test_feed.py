@@ -13,7 +13,9 @@ from arena.runtime import Runtime
 from arena.store import BotVersion, Database, Match, add_bot_version, create_user, list_tournaments
 from arena.store.ladders import get_ladder
 from arena.store.models import Bot, Ladder, User, utcnow
+from arena.tournaments.dispatch import MATCH_PRIORITY, PLACEMENT_PRIORITY, Job, matches_to_send
 from arena.tournaments.standings import finish_tournament
+from tests.services.test_executor import house_only, tournament
 from tests.support import both_databases
 
 
@@ -118,6 +120,40 @@ def test_with_no_contestant_the_anchors_do_not_play_alone(
     with db.session(read_only=True) as s:
         versions = s.scalars(select(BotVersion)).all()
     assert len(versions) == len(ANCHORS)
+
+
+def test_placement_matches_are_sent_before_the_settling_ones(
+    db: Database, store_runtime: Runtime, ladder_id: int
+) -> None:
+    """A version that has not finished its placement matches (here 2) gets its tables sent
+    ahead of the ladder's other matches; once placed, its matches wait their turn like any."""
+    with db.session() as s:
+        ladder = s.get_one(Ladder, ladder_id)
+        ladder.placement_matches, tournament_id = 2, ladder.tournament_id
+    alpha = upload(db, store_runtime, "ann", "alpha")
+    feed(db, store_runtime, ladder_id)
+    first = matches_to_send(db, tournament_id)
+    assert all(alpha in seats for seats in _sent(db, first)[1])  # the one contestant
+    assert [j.priority for j in first] == [PLACEMENT_PRIORITY] * 8  # none of them played
+    _play_all(db, ladder_id)
+    beta = upload(db, store_runtime, "bob", "beta")
+    feed(db, store_runtime, ladder_id)
+    second = matches_to_send(db, tournament_id)
+    for match_id, seats in zip(*_sent(db, second), strict=True):
+        expected = PLACEMENT_PRIORITY if beta in seats else MATCH_PRIORITY
+        assert {j.priority for j in second if j.match_id == match_id} == {expected}
+    assert {j.priority for j in second} == {PLACEMENT_PRIORITY, MATCH_PRIORITY}
+
+
+def test_a_tournaments_matches_are_no_placements(db: Database, store_runtime: Runtime) -> None:
+    """Its bots have no match done either; only a ladder places."""
+    tid = tournament(db, store_runtime, house_only(db, store_runtime), tables=3)
+    assert [j.priority for j in matches_to_send(db, tid)] == [MATCH_PRIORITY] * 3
+
+
+def _sent(db: Database, jobs: list[Job]) -> tuple[list[int], list[list[int]]]:
+    ids = [j.match_id for j in jobs]
+    return ids, seats_of(db, ids)
 
 
 def _play_all(db: Database, ladder_id: int) -> None:

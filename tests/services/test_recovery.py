@@ -16,7 +16,7 @@ from arena.store import Match, Tournament, claim_match, release_match
 from arena.store.db import database_down
 from arena.store.models import utcnow
 from arena.tournaments import run as run_module
-from arena.tournaments.dispatch import matches_to_send, recover, sent_tournaments
+from arena.tournaments.dispatch import Job, matches_to_send, recover, sent_tournaments
 from arena.tournaments.run import run_match
 from tests.services.test_executor import house_only, matches, tournament, tournament_status
 
@@ -24,15 +24,15 @@ LEASE_S = 30.0
 
 
 class Sent:
-    """The ``send`` of ``recover``: records (match id, queue)."""
+    """The ``send`` of ``recover``: records (match id, queue) of each job."""
 
     def __init__(self) -> None:
         self.jobs: list[tuple[int, str]] = []
         self.lock = threading.Lock()
 
-    def __call__(self, match_id: int, queue: str) -> None:
+    def __call__(self, job: Job) -> None:
         with self.lock:
-            self.jobs.append((match_id, queue))
+            self.jobs.append((job.match_id, job.queue))
 
 
 def idle(_queue: str) -> bool:
@@ -47,7 +47,7 @@ def sent_tournament(db, runtime, tables: int = 4) -> tuple[int, list[int]]:
     """A tournament whose matches were all sent to the workers (long enough ago to count as
     lost, were they claimable), running."""
     tid = tournament(db, runtime, house_only(db, runtime), tables=tables)
-    ids = [m for m, _ in matches_to_send(db, tid)]
+    ids = [job.match_id for job in matches_to_send(db, tid)]
     with db.session() as s:
         s.execute(update(Tournament).where(Tournament.id == tid).values(status="running"))
     age(db, ids, 2 * LEASE_S)

@@ -79,7 +79,9 @@ def test_a_dashboard_stop_gives_back_the_match_being_played(db, runtime, tmp_pat
             assert s.scalar(select(func.count()).select_from(table)) == 0
         assert s.get(LiveRecord, match_id) is None
     assert processes_left(tmp_path) == []  # the bots were closed, not left playing
-    assert [m for m, _ in matches_to_send(db, tid)] == [match_id]  # the next start sends it
+    assert [job.match_id for job in matches_to_send(db, tid)] == [
+        match_id
+    ]  # the next start sends it
 
 
 def test_a_stop_of_an_earlier_run_does_not_reach_the_next_one(db, runtime, tmp_path):

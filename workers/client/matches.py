@@ -77,7 +77,7 @@ def send_matches(db: Database, tournament_id: int) -> int:
     with db.session() as s:
         set_tournament_status(s, tournament_id, "running")
     with sending_for(db):
-        return sum(send_match(m, queue) for m, queue in matches_to_send(db, tournament_id))
+        return sum(send_match(job) for job in matches_to_send(db, tournament_id))
 
 
 def queues_empty() -> bool:
