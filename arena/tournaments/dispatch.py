@@ -44,8 +44,9 @@ RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match que
 AUDIT_QUEUE = "audit"
 # Job priorities, which Redis serves across every queue of a worker (0 first; its steps are
 # 0, 3, 6, 9): a validation or a build (sent at 0, the default) goes before any match, so an
-# upload's verdict never waits behind the ladder; a ladder match that places a new version
-# goes before the settling ones; the audit's judging waits for everything else.
+# upload's verdict never waits behind the ladder; a ladder match that places a new version,
+# and a match whose worker was lost (it has waited a lease already), go before the others;
+# the audit's judging waits for everything else.
 PLACEMENT_PRIORITY = 3
 MATCH_PRIORITY = 6
 AUDIT_PRIORITY = 9
@@ -153,9 +154,10 @@ def matches_to_send(
                     .execution_options(synchronize_session=False)
                 )
             )
-        placing = _placing(s, tournament_id, {m: seats for m, seats, _, _ in rows})
+        ahead = _placing(s, tournament_id, {m: seats for m, seats, _, _ in rows})
+        ahead.update(m for m, _, _, lost in rows if lost)
     return [
-        Job(m, queues[m], PLACEMENT_PRIORITY if m in placing else MATCH_PRIORITY)
+        Job(m, queues[m], PLACEMENT_PRIORITY if m in ahead else MATCH_PRIORITY)
         for m in chosen
         if m in marked
     ]

@@ -16,7 +16,14 @@ from arena.store import Match, Tournament, claim_match, release_match
 from arena.store.db import database_down
 from arena.store.models import utcnow
 from arena.tournaments import run as run_module
-from arena.tournaments.dispatch import Job, matches_to_send, recover, sent_tournaments
+from arena.tournaments.dispatch import (
+    MATCH_PRIORITY,
+    PLACEMENT_PRIORITY,
+    Job,
+    matches_to_send,
+    recover,
+    sent_tournaments,
+)
 from arena.tournaments.run import run_match
 from tests.services.test_executor import house_only, matches, tournament, tournament_status
 
@@ -28,11 +35,13 @@ class Sent:
 
     def __init__(self) -> None:
         self.jobs: list[tuple[int, str]] = []
+        self.priorities: dict[int, int] = {}
         self.lock = threading.Lock()
 
     def __call__(self, job: Job) -> None:
         with self.lock:
             self.jobs.append((job.match_id, job.queue))
+            self.priorities[job.match_id] = job.priority
 
 
 def idle(_queue: str) -> bool:
@@ -99,7 +108,7 @@ def test_a_deep_queue_holds_back_jobs_that_may_wait_in_it_not_lost_or_unsent_one
 ):
     """A pending match sent a lease ago may still wait in a deep queue: left alone. One its
     worker took and lost, and one never sent, go at once (a standing ladder's queue never
-    empties)."""
+    empties); the lost one ahead of the queue, for it has waited a lease already."""
     tid, (lost, never, *waiting) = sent_tournament(db, store_runtime)
     lose_worker(db, lost)
     with db.session() as s:  # e.g. a round of adaptive matches scheduled, not yet sent
@@ -108,6 +117,7 @@ def test_a_deep_queue_holds_back_jobs_that_may_wait_in_it_not_lost_or_unsent_one
     assert recover(db, LEASE_S, busy, sent) == {tid: 2}
     assert sorted(sent.jobs) == sorted([(lost, "arena"), (never, "arena")])
     assert not {m for m, _ in sent.jobs} & set(waiting)
+    assert sent.priorities == {lost: PLACEMENT_PRIORITY, never: MATCH_PRIORITY}
     with db.session() as s:  # a lease later, its new job still waiting: left alone now
         s.execute(
             update(Match)
