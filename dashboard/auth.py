@@ -70,6 +70,12 @@ def current_user() -> User | None:
     return g.arena_user
 
 
+def as_visitor() -> None:
+    """Show this request's page as to a visitor: who is asking is in the database, which
+    cannot be asked now."""
+    g.arena_user = None
+
+
 def csrf_token() -> str:
     if "csrf" not in session:
         session["csrf"] = secrets.token_urlsafe(32)

@@ -10,7 +10,9 @@ the process; a power cut may lose the last commits, which only re-runs those mat
 A database that goes away (restarted, failed over, connections refused or cut) is trouble
 that passes: ``database_down`` tells such an error, ``Database.wait_until_up`` and
 ``Database.patiently`` wait it out with growing pauses. Postgres connections give up
-connecting after 10 s and notice a silent peer within about a minute (TCP keepalives).
+connecting after 10 s and notice a silent peer within about a minute (TCP keepalives); a
+``Database`` made with ``give_up_s`` (the dashboard's) gives up on both after that many
+seconds, so a request fails fast instead of holding a thread.
 
 Engines are not fork-safe: create the ``Database`` in the process that uses it.
 """
@@ -84,11 +86,16 @@ def connection_problem(exc: DBAPIError, url: URL) -> StoreError:
     return StoreError(f"database {where}: {first.removeprefix('connection failed: ')}; {hint}")
 
 
-def engine_for(url: str | URL) -> Engine:
-    """An engine for ``url`` with the platform's connection settings applied."""
+def engine_for(url: str | URL, give_up_s: int | None = None) -> Engine:
+    """An engine for ``url`` with the platform's connection settings applied; ``give_up_s``:
+    seconds a Postgres connection waits to connect, or for the server to acknowledge what it
+    sent, before it fails (instead of 10 and 60). The URL's own settings win."""
     parsed = normalise_url(url) if isinstance(url, str) else url
     if parsed.get_backend_name() != "sqlite":
-        connect_args = {k: v for k, v in PG_CONNECT_ARGS.items() if k not in parsed.query}
+        connect_args: dict[str, int] = dict(PG_CONNECT_ARGS)
+        if give_up_s is not None:
+            connect_args.update(connect_timeout=give_up_s, tcp_user_timeout=give_up_s * 1000)
+        connect_args = {k: v for k, v in connect_args.items() if k not in parsed.query}
         return create_engine(parsed, pool_pre_ping=True, connect_args=connect_args)
     _make_parent(parsed)
     engine = create_engine(
@@ -147,8 +154,8 @@ def _pauses() -> Iterator[float]:
 class Database:
     """An engine and its session factories; one per process."""
 
-    def __init__(self, url: str | URL) -> None:
-        self.engine = engine_for(url)
+    def __init__(self, url: str | URL, give_up_s: int | None = None) -> None:
+        self.engine = engine_for(url, give_up_s)
         self.url = self.engine.url
         # expire_on_commit=False: rows returned by a service stay readable after its session.
         self._writer = sessionmaker(self.engine, expire_on_commit=False)
@@ -156,8 +163,10 @@ class Database:
         self._reader = sessionmaker(reader, expire_on_commit=False)
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None) -> Database:
-        return cls((settings or Settings.from_env()).database_url)
+    def from_settings(
+        cls, settings: Settings | None = None, give_up_s: int | None = None
+    ) -> Database:
+        return cls((settings or Settings.from_env()).database_url, give_up_s)
 
     @contextmanager
     def session(self, read_only: bool = False) -> Iterator[Session]:

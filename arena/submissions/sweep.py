@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 
 from arena.store import BotVersion, Database
-from arena.store.db import rowcount
+from arena.store.db import database_down, outage_text, rowcount
 from arena.store.models import utcnow
 from arena.submissions.validation import Validator, validation_pool
 
@@ -108,5 +108,10 @@ def _sweep_soon(target: list) -> None:
 def _sweep_logged(db: Database, validate: Validator, older_than: timedelta) -> None:
     try:
         requeue_stale(db, validate, older_than)
-    except Exception:  # the database away for a while: the next sweep tries again
-        log.exception("the sweep of lost bot validations failed")
+    except Exception as exc:  # the next sweep tries again
+        if database_down(exc):  # one line, not a traceback per sweep while it is away
+            log.warning(
+                "the sweep of lost bot validations waits for the database: %s", outage_text(exc)
+            )
+        else:
+            log.exception("the sweep of lost bot validations failed")

@@ -17,7 +17,8 @@ from arena.config import Settings
 from arena.runtime import Runtime
 from arena.store import Database, upgrade
 from dashboard import create_app
-from dashboard.serve import Deadlines, make_server
+from dashboard.serve import Deadlines
+from tests.dashboard.serving import serving
 
 HEADERS = b"GET / HTTP/1.1\r\nHost: arena\r\n"  # never finished: a header line per byte
 BODY = b"POST /login HTTP/1.1\r\nHost: arena\r\nContent-Length: 100000\r\n\r\nname="
@@ -30,14 +31,8 @@ def served(tmp_path, deadlines: Deadlines, threads: int = 2) -> Iterator[int]:
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     upgrade(url)
     runtime = Runtime(Settings(url, tmp_path / "data", ""))
-    server = make_server(create_app(Database(url), runtime), "127.0.0.1", 0, threads, deadlines)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        yield server.effective_port
-    finally:
-        server.close()  # the loop ends when its listening socket is gone
-        server.task_dispatcher.shutdown()
+    with serving(create_app(Database(url), runtime), deadlines, threads) as port:
+        yield port
 
 
 class Trickle:
