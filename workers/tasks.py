@@ -9,6 +9,7 @@ after a countdown that grows with each return. Nothing is acknowledged and dropp
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -24,6 +25,7 @@ from sqlalchemy.exc import DBAPIError
 from arena import analysis_runs, audits
 from arena.config import Settings
 from arena.ladders.feed import feed, feed_all
+from arena.ops import worker_metrics
 from arena.registry import validate_stored
 from arena.runtime import Runtime
 from arena.sandbox import SandboxPolicy, sweep_leftovers
@@ -43,7 +45,7 @@ from arena.tournaments.dispatch import (
     recover,
     recovery_every_s,
 )
-from arena.tournaments.executor import worker_name
+from arena.tournaments.executor import release_dead_holders, worker_name
 from arena.tournaments.run import OUTAGE_WAIT_S, play_until_stopped
 from workers.app import app, queue_idle
 
@@ -117,19 +119,24 @@ def _validations(db: Database, runtime: Runtime):
 
 
 @worker_ready.connect
-def _requeue_lost_validations(**_kwargs) -> None:
-    """Validation jobs the broker lost (or web processes killed mid-validation): sent again
-    (the beat's recovery does it too, periodically)."""
+def _recover_at_start(**_kwargs) -> None:
+    """What a killed worker left: the matches its dead processes on this host held, freed and
+    sent again at once (a restarted worker need not wait their leases out), and validation
+    jobs the broker lost (or web processes killed mid-validation). The beat's recovery does
+    the same periodically."""
     from arena.submissions.sweep import requeue_stale
 
     db, runtime = context()
     timeout = timedelta(seconds=runtime.settings.validation_lost_s)
     try:
+        if freed := release_dead_holders(db):
+            log.warning("matches %s of a killed worker on this host: played again now", freed)
+            recover(db, runtime.settings.lease_s, idle_queues(), send_match)
         requeue_stale(db, _validations(db, runtime), timeout)
     except DBAPIError as exc:
         if not database_down(exc):
             raise
-        log.warning("database unreachable (%s): lost validations not swept", outage_text(exc))
+        log.warning("database unreachable (%s): nothing recovered at start", outage_text(exc))
 
 
 @app.task(bind=True, name="arena.run_match", max_retries=None)
@@ -147,6 +154,7 @@ def _run_match(task: Task, match_id: int) -> str:
     started = time.monotonic()
     status = play_until_stopped(db, runtime, match_id, worker_name())
     played_s = time.monotonic() - started
+    worker_metrics.match_ended(db, match_id, status, played_s)
     if status == "stopped":
         return status  # given back unsent: the organiser's next start sends it again
     if status == "retry":
@@ -283,7 +291,8 @@ def _validate(task: Task, version_id: int) -> str:
     if not mine:
         raise task.retry(countdown=TURN_WAIT_S)
     try:
-        return validate_stored(db, runtime, version_id).status
+        judge = functools.partial(validate_stored, db, runtime, version_id)
+        return worker_metrics.judged(db, version_id, judge).status
     finally:
         db.patiently(lambda: _end_turn(db, version_id), OUTAGE_WAIT_S, "a validation turn")
 

@@ -131,6 +131,27 @@ def release_match(
     return status
 
 
+def end_leases_of(s: Session, holders: list[str]) -> list[int]:
+    """Let the running matches of these lease holders (processes known to be dead) be claimed
+    again now rather than once their leases run out; their ids."""
+    if not holders:
+        return []
+    query = (
+        update(Match)
+        .where(Match.status == "running", Match.worker.in_(holders))
+        .values(lease_expires_at=utcnow())
+        .returning(Match.id)
+        .execution_options(synchronize_session=False)
+    )
+    return list(s.scalars(query))
+
+
+def lease_holders(s: Session, prefix: str) -> list[str]:
+    """The holders of running matches' leases whose names start with ``prefix``."""
+    query = select(Match.worker).where(Match.status == "running", Match.worker.startswith(prefix))
+    return sorted({w for w in s.scalars(query) if w})
+
+
 def drop_live_record(s: Session, match_id: int) -> None:
     """Forget what a match had played so far: it is done, given back or failed."""
     s.execute(delete(LiveRecord).where(LiveRecord.match_id == match_id))

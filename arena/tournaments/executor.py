@@ -23,6 +23,7 @@ from multiprocessing.synchronize import Event
 from arena.runtime import Runtime
 from arena.sandbox import die_with, resolve_mode, sweep_leftovers
 from arena.store import Database, claimable_matches, progress, set_tournament_status
+from arena.store.matches import end_leases_of, lease_holders
 from arena.store.tournaments import plain_tournament
 from arena.tournaments.run import play_until_stopped, run_match
 from arena.tournaments.standings import finish_tournament
@@ -168,3 +169,26 @@ def _work(match_id: int) -> str:
 def worker_name() -> str:
     """Host and process: enough to find a worker that holds a lease."""
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def release_dead_holders(db: Database) -> list[int]:
+    """The matches that processes of this host, now dead, held: free to be claimed again at
+    once. A worker restarted where it was killed (a restart policy takes seconds) gets its
+    match back without waiting a lease; a live process's matches are left alone, and a pid
+    taken since by another process only leaves the lease to run out as before."""
+    host = f"{socket.gethostname()}:"
+    with db.session() as s:
+        dead = [w for w in lease_holders(s, host) if not _alive(w.removeprefix(host))]
+        return end_leases_of(s, dead)
+
+
+def _alive(pid: str) -> bool:
+    if not pid.isdigit():
+        return True  # not a name this host gives: leave it to its lease
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

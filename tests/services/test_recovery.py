@@ -5,6 +5,9 @@ a match: its attempt is not counted, and its result waits for the database."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
 import threading
 from datetime import timedelta
 
@@ -24,6 +27,7 @@ from arena.tournaments.dispatch import (
     recover,
     sent_tournaments,
 )
+from arena.tournaments.executor import release_dead_holders
 from arena.tournaments.run import run_match
 from tests.services.test_executor import house_only, matches, tournament, tournament_status
 
@@ -237,3 +241,25 @@ def test_patiently_gives_up_after_its_time(db, monkeypatch, answers):
         with pytest.raises(OperationalError):
             db.patiently(work, 0.1)
     assert len(calls) > 1
+
+
+def test_a_restarted_worker_frees_what_its_dead_processes_on_this_host_held(db, store_runtime):
+    """Leases of processes of this host that are gone end now, so a worker restarted after a
+    kill sends their matches again without waiting for the leases; a live process's lease,
+    and another host's, stay."""
+    _, (dead, live, elsewhere, *_) = sent_tournament(db, store_runtime)
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # reaped: its pid names no process now
+    host = socket.gethostname()
+    holders = {dead: f"{host}:{gone.pid}", live: f"{host}:{os.getpid()}", elsewhere: "far:1"}
+    with db.session() as s:
+        for match_id, worker in holders.items():
+            assert claim_match(s, match_id, worker, lease_s=600) is not None
+    assert release_dead_holders(db) == [dead]
+    sent = Sent()
+    recover(db, LEASE_S, busy, sent)  # a deep queue: the freed match goes all the same
+    assert dead in {m for m, _ in sent.jobs} and not {live, elsewhere} & set(sent.priorities)
+    assert sent.priorities[dead] == PLACEMENT_PRIORITY
+    with db.session() as s:
+        assert claim_match(s, dead, f"{host}:{os.getpid()}") is not None
+        assert claim_match(s, live, "another:2") is None
