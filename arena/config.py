@@ -56,6 +56,9 @@ class Settings:
     (``ARENA_BUILD_SECONDS``, ``ARENA_BUILD_MEMORY_MB``, ``ARENA_BUILD_OUTPUT_MB``);
     ``broker_configured``: ``ARENA_BROKER_URL`` is set, so uploaded bots are validated by
     Celery workers (else in the web process's own background thread);
+    ``validate_here``: a validation the broker cannot take is run in this process instead
+    (``ARENA_VALIDATE_HERE``, default 1; 0, which needs a broker: it stays pending and is
+    sent again by the next sweep, for a process that has no sandbox);
     ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
     ``submissions_per_hour``: uploads per user per hour (``ARENA_SUBMISSIONS_PER_HOUR``);
     ``analyses_per_hour``: match analyses a user may ask for per hour
@@ -91,6 +94,7 @@ class Settings:
     build_memory_mb: int = DEFAULT_BUILD_MEMORY_MB
     build_output_mb: int = DEFAULT_BUILD_OUTPUT_MB
     broker_configured: bool = False
+    validate_here: bool = True
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
     analyses_per_hour: int = DEFAULT_ANALYSES_PER_HOUR
@@ -137,6 +141,7 @@ class Settings:
                 env, "ARENA_BUILD_OUTPUT_MB", int, DEFAULT_BUILD_OUTPUT_MB, minimum=1
             ),
             broker_configured=bool(env.get("ARENA_BROKER_URL")),
+            validate_here=_validate_here(env),
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(
                 env, "ARENA_SUBMISSIONS_PER_HOUR", int, DEFAULT_SUBMISSIONS_PER_HOUR, minimum=1
@@ -203,6 +208,20 @@ def _number(env: Mapping[str, str], name: str, kind: type[_N], default: _N, mini
     if value is None or not value >= minimum:
         raise ValueError(f"{name}={text!r}: expected a {kind.__name__} of at least {minimum}")
     return value
+
+
+def _validate_here(env: Mapping[str, str]) -> bool:
+    """``ARENA_VALIDATE_HERE``: off only where a broker takes the validations instead."""
+    text = env.get("ARENA_VALIDATE_HERE", "").strip().lower()
+    if text in ("", *_TRUTHY):
+        return True
+    if text not in ("0", "false", "no", "off"):
+        raise ValueError(f"ARENA_VALIDATE_HERE={text!r}: expected 1 or 0")
+    if not env.get("ARENA_BROKER_URL"):
+        raise ValueError(
+            "ARENA_VALIDATE_HERE=0 needs ARENA_BROKER_URL: nothing else would validate"
+        )
+    return False
 
 
 def _numbers(env, name: str, form: str, default: tuple[int, ...]) -> tuple[int, ...]:
