@@ -121,9 +121,10 @@ class Client:
             raise ApiError(f"{url} did not answer JSON: is --server the arena dashboard?") from None
 
     def _why_closed(self, path: str, headers: dict) -> ApiError:
-        """A server that refuses an upload by its length answers at once and closes the
-        connection while the body is still being sent, so the answer is lost: ask again
-        with the headers alone (nothing is stored, no hourly slot is used) to read it."""
+        """A server that closes the connection while the body is still being sent loses its
+        answer (the dashboard drains a refused body up to 1 GiB, an older one or another
+        proxy may not): ask again with the headers alone (nothing is stored, no hourly
+        slot is used) to read it."""
         parts = urllib.parse.urlsplit(self.server)
         secure = parts.scheme == "https"
         kind = http.client.HTTPSConnection if secure else http.client.HTTPConnection

@@ -118,8 +118,8 @@ def test_a_bad_bot_folder_is_refused_before_uploading(home, alice, tmp_path):
 def test_an_upload_over_the_servers_limit_gets_the_servers_reason(
     db, runtime, home, alice, tmp_path, token
 ):
-    """The server refuses by the length and closes while the body is still being sent;
-    the command still shows the server's own answer, and nothing is stored."""
+    """The server refuses by the length (then reads and drops the body): the command
+    shows the server's own answer, and nothing is stored."""
     folder = sample_copy(tmp_path / "big", "big")
     (folder / "weights.bin").write_bytes(os.urandom(8 << 20))  # incompressible
     with live_dashboard(db, tmp_path, ARENA_MAX_UPLOAD="100000") as url:
