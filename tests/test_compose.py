@@ -1,19 +1,27 @@
 """docker-compose.yml, checked without a Docker engine: one core host (Postgres, Redis, the
 migration job, the beat, the dashboard behind its proxy) and any number of worker hosts
-(workers only, pointed at the core by ARENA_CORE_HOST); every service has a health check,
-every build context and command exists in the project, no password is written in the file,
-the ports the worker hosts need are published, workers stop gracefully after the longest
-match, bot uids cannot collide between containers of one host, the image holds the master's
-compiled search, and the sandbox's privileges are the documented minimum."""
+(workers only, pointed at the core by ARENA_CORE_HOST); the file keeps to what Compose v2 and
+Debian 12's docker-compose 1.29 both read (and `docker-compose config` takes it, where that
+is installed); every service has a health check on a real endpoint, an init, a restart policy
+and rotated logs; every build context and command exists in the project, no password is
+written in the file, Postgres and Redis are on the loopback unless ARENA_CORE_BIND publishes
+them for the worker hosts, workers have limits and stop gracefully after the longest match,
+bot uids cannot collide between containers of one host, the image is pinned, has a Node the
+node20 bots accept and the master's compiled search, and the sandbox's privileges are the
+documented minimum."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
@@ -30,11 +38,14 @@ from arena.game import RULESETS
 from arena.referee import Clock
 from arena.referee.match import MatchSpec
 from arena.sandbox import SandboxPolicy
+from tests.support import need
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = (ROOT / "docker-compose.yml").read_text()
 COMPOSE = yaml.safe_load(TEXT)
 SERVICES = COMPOSE["services"]
+ONE_HOST = yaml.safe_load((ROOT / "deploy/one-host.yml").read_text())
+DEPLOY_DOC = (ROOT / "docs/deploy.md").read_text()
 CORE = {"postgres", "redis", "migrate", "beat", "dashboard", "proxy"}
 SECRETS = "/run/secrets/"
 VARIABLE = re.compile(r"\$\{(\w+)(?::?-([^}]*)|:?\?[^}]*)?\}")
@@ -61,6 +72,46 @@ def test_a_core_profile_and_a_worker_profile_each_service_with_a_health_check() 
     for name, service in SERVICES.items():
         assert "healthcheck" in service or service.get("restart") == "no", name
         assert service.get("restart") in ("unless-stopped", "no"), name
+        assert service.get("init") is True, name  # a real PID 1: signals passed on, orphans reaped
+        assert service.get("logging") == COMPOSE["x-logging"], name  # rotated, every one
+
+
+def test_logs_are_rotated() -> None:
+    logging = COMPOSE["x-logging"]
+    assert logging["driver"] == "json-file"
+    options = {k: resolved(v) for k, v in logging["options"].items()}
+    assert options == {"max-size": "20m", "max-file": "5"}
+    assert "max-size" in DEPLOY_DOC and "ARENA_LOG_MAX_SIZE" in DEPLOY_DOC
+
+
+def test_health_checks_ask_the_real_endpoints() -> None:
+    """Not `pgrep` (a container whose process died has stopped anyway): the dashboard's and
+    the workers' readiness endpoints, the servers' own clients, the beat's broker."""
+    checks = {
+        n: " ".join(s["healthcheck"]["test"]) for n, s in SERVICES.items() if "healthcheck" in s
+    }
+    assert set(checks) == CORE - {"migrate"} | {"worker"}
+    assert not [n for n, check in checks.items() if "pgrep" in check]
+    assert "http://127.0.0.1:8000/readyz" in checks["dashboard"]
+    assert "http://127.0.0.1:9540/readyz" in checks["worker"]  # arena worker's --metrics-port
+    assert "http://127.0.0.1/healthz" in checks["proxy"]  # through nginx to the dashboard
+    assert "Settings.from_env().broker_url" in checks["beat"] and ".ping()" in checks["beat"]
+    assert checks["postgres"].startswith("CMD pg_isready")
+    assert "redis-cli ping" in checks["redis"]
+
+
+def test_the_beats_health_check_is_whether_its_broker_answers(redis, tmp_path) -> None:
+    """The beat's check, run as Docker runs it, against a real Redis and one that is down."""
+    command = SERVICES["beat"]["healthcheck"]["test"][1:]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_")}
+
+    def check(url: str) -> int:
+        run = subprocess.run(command, env={**env, "ARENA_BROKER_URL": url}, capture_output=True)
+        return run.returncode
+
+    assert check(redis.url) == 0
+    redis.stop()
+    assert check(redis.url) != 0
 
 
 def test_build_contexts_exist_and_the_image_holds_the_masters_compiled_search() -> None:
@@ -86,6 +137,8 @@ def _check_command(command: list[str]) -> None:
             words = words[1:] if words[:1] == ["exec"] else words
             if words[:1] == ["arena"]:
                 _check_command(words)
+            elif words[:1] == ["sh"] and len(words) == 2:  # a script of the repository
+                assert (ROOT / words[1]).is_file(), words  # (the image is the repository)
     elif program == "arena":  # the project's CLI: the subcommand and its options must exist
         words = [a for a in args[:2] if not a.startswith("-")]
         result = CliRunner().invoke(main, [*words, "--help"])
@@ -97,7 +150,7 @@ def _check_command(command: list[str]) -> None:
     elif program == "python":
         assert args[0] == "-m" and importlib.util.find_spec(args[1]) is not None, command
     else:  # an image's own tool (postgres, redis) or one our Dockerfile installs
-        assert program in {"postgres", "redis-server", "pg_isready", "redis-cli", "pgrep", "curl"}
+        assert program in {"postgres", "redis-server", "pg_isready", "redis-cli", "curl"}
         assert program, command
 
 
@@ -136,9 +189,19 @@ def test_no_password_is_written_in_the_file() -> None:
     assert "redis_password" in SERVICES["redis"]["secrets"]
 
 
-def test_the_worker_hosts_reach_postgres_and_redis_published_on_the_core_host() -> None:
+def test_postgres_and_redis_are_on_the_loopback_unless_published_for_the_worker_hosts() -> None:
     for name, port in (("postgres", 5432), ("redis", 6379)):
-        assert SERVICES[name]["ports"] == [f"${{ARENA_CORE_BIND:-0.0.0.0}}:{port}:{port}"]
+        (mapping,) = SERVICES[name]["ports"]
+        assert mapping == f"${{ARENA_CORE_BIND:-127.0.0.1}}:{port}:{port}"
+        assert resolved(mapping, ARENA_CORE_BIND="10.0.0.5") == f"10.0.0.5:{port}:{port}"
+    published = {name: s["ports"] for name, s in SERVICES.items() if "ports" in s}
+    assert sorted(published) == ["postgres", "proxy", "redis"]
+    for name, mappings in published.items():  # by default nothing leaves the host
+        assert all(resolved(m).startswith("127.0.0.1:") for m in mappings), name
+    assert "echo ARENA_CORE_BIND=10.0.0.5 > .env" in DEPLOY_DOC
+
+
+def test_the_worker_hosts_reach_postgres_and_redis_published_on_the_core_host() -> None:
     remote = settings_of("worker", ARENA_CORE_HOST="10.0.0.5")
     assert urlsplit(remote.database_url).hostname == "10.0.0.5"
     assert urlsplit(remote.broker_url).hostname == "10.0.0.5"
@@ -149,16 +212,23 @@ def test_the_worker_hosts_reach_postgres_and_redis_published_on_the_core_host() 
         settings_of("migrate").database_url,
         settings_of("beat").broker_url,
     )
-    # a worker host starts no core service: the worker's dependencies are optional
-    for dependency in SERVICES["worker"]["depends_on"].values():
-        assert dependency["required"] is False
+    # a worker host starts no core service: the worker waits for none (deploy/one-host.yml
+    # adds the order where both profiles run on one machine)
+    assert "depends_on" not in SERVICES["worker"]
     assert SERVICES["worker"]["environment"]["ARENA_DATABASE_PASSWORD_FILE"].startswith(SECRETS)
 
 
 def test_migrations_run_before_workers_and_workers_keep_minimal_privileges() -> None:
     worker = SERVICES["worker"]
-    assert worker["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
-    assert worker["cap_add"] == ["SYS_ADMIN"] and "privileged" not in worker
+    assert set(ONE_HOST) == {"services"} and set(ONE_HOST["services"]) == {"worker"}
+    order = ONE_HOST["services"]["worker"]["depends_on"]
+    assert order["migrate"]["condition"] == "service_completed_successfully"
+    assert order["redis"]["condition"] == "service_healthy"
+    assert "COMPOSE_FILE=docker-compose.yml:deploy/one-host.yml" in DEPLOY_DOC
+    assert worker["cap_add"] == ["SYS_ADMIN", "NET_ADMIN"] and "privileged" not in worker
+    assert worker["security_opt"] == ["apparmor=unconfined", "seccomp=unconfined"]
+    assert "devices" not in worker and settings_of("worker").require_sandbox
+    assert "cap_add" not in SERVICES["dashboard"] and "security_opt" not in SERVICES["dashboard"]
     assert settings_of("worker").database_url.startswith("postgresql://")
     assert settings_of("worker").database_configured  # an arena worker refuses otherwise
     assert "--queues" in worker["command"][-1]
@@ -201,15 +271,17 @@ def _uids(name: str) -> range:
 
 def test_bot_uids_cannot_collide_between_containers_of_one_host() -> None:
     """Containers share the host's uids (no user namespace). The services that start bots
-    (the workers; the dashboard when the broker is away) get ranges of their own, and the
-    replicas of the worker service (`--scale worker=N`) lease theirs through lock files in
-    one host folder they all mount."""
+    (the workers only: the dashboard's container has no sandbox, so it never validates an
+    upload itself) get ranges of their own, and the replicas of the worker service
+    (`--scale worker=N`) lease theirs through lock files in one host folder they all mount."""
     runs_bots = [
         n
         for n, s in SERVICES.items()
-        if re.search(r"arena (worker|dashboard)", " ".join(s.get("command", [])))
+        if "arena worker" in " ".join(s.get("command", []))
+        or ("arena dashboard" in " ".join(s.get("command", [])) and settings_of(n).validate_here)
     ]
-    assert sorted(runs_bots) == ["dashboard", "worker"]
+    assert runs_bots == ["worker"]
+    assert not settings_of("dashboard").validate_here and "cap_add" not in SERVICES["dashboard"]
     for i, a in enumerate(runs_bots):
         for b in runs_bots[i + 1 :]:
             assert not set(_uids(a)) & set(_uids(b)), (a, b)
@@ -266,7 +338,7 @@ def test_the_dashboard_service_serves_the_real_dashboard_on_the_compose_postgres
     assert command[command.index("--host") + 1] == "0.0.0.0"
     assert dashboard["expose"] == [port] and "ports" not in dashboard
     assert command[command.index("--trusted-proxy") + 1] == "*"
-    assert f"http://127.0.0.1:{port}/" in dashboard["healthcheck"]["test"][-1]
+    assert f"http://127.0.0.1:{port}/readyz" in dashboard["healthcheck"]["test"][-1]
     env = dashboard["environment"]
     user, name = postgres["POSTGRES_USER"], postgres["POSTGRES_DB"]
     assert env["ARENA_DATABASE_URL"] == f"postgresql://{user}@postgres:5432/{name}"
@@ -299,5 +371,241 @@ def test_a_buffering_proxy_with_client_deadlines_is_the_only_way_in() -> None:
     assert int(directives["client_max_body_size"].removesuffix("m")) * 2**20 > DEFAULT_MAX_UPLOAD
     assert "proxy_set_header X-Forwarded-For $remote_addr" in lines  # replaced, not appended
     listen = directives["listen"]
-    assert proxy["ports"] == [f"{port}:{listen}"]
-    assert "http://127.0.0.1/" in proxy["healthcheck"]["test"]
+    assert proxy["ports"] == [f"${{ARENA_WEB_BIND:-127.0.0.1}}:{port}:{listen}"]
+    assert resolved(proxy["ports"][0], ARENA_WEB_BIND="0.0.0.0") == f"0.0.0.0:{port}:{listen}"
+    assert "http://127.0.0.1/healthz" in proxy["healthcheck"]["test"]
+
+
+# ---------------------------------------------------------------- what both composes read
+
+# What Compose 1.29 (Debian 12's docker-compose) takes, from its schema (compose_spec.json):
+# a key outside these fails its `config` and `up` ("... contains unsupported option").
+COMPOSE_1_29_TOP = {"version", "services", "networks", "volumes", "secrets", "configs"}
+COMPOSE_1_29_SERVICE = {
+    "blkio_config",
+    "build",
+    "cap_add",
+    "cap_drop",
+    "cgroup_parent",
+    "command",
+    "configs",
+    "container_name",
+    "cpu_count",
+    "cpu_percent",
+    "cpu_period",
+    "cpu_quota",
+    "cpu_rt_period",
+    "cpu_rt_runtime",
+    "cpu_shares",
+    "cpus",
+    "cpuset",
+    "credential_spec",
+    "depends_on",
+    "deploy",
+    "device_cgroup_rules",
+    "devices",
+    "dns",
+    "dns_opt",
+    "dns_search",
+    "domainname",
+    "entrypoint",
+    "env_file",
+    "environment",
+    "expose",
+    "extends",
+    "external_links",
+    "extra_hosts",
+    "group_add",
+    "healthcheck",
+    "hostname",
+    "image",
+    "init",
+    "ipc",
+    "isolation",
+    "labels",
+    "links",
+    "logging",
+    "mac_address",
+    "mem_limit",
+    "mem_reservation",
+    "mem_swappiness",
+    "memswap_limit",
+    "network_mode",
+    "networks",
+    "oom_kill_disable",
+    "oom_score_adj",
+    "pid",
+    "pids_limit",
+    "platform",
+    "ports",
+    "privileged",
+    "profiles",
+    "pull_policy",
+    "read_only",
+    "restart",
+    "runtime",
+    "scale",
+    "secrets",
+    "security_opt",
+    "shm_size",
+    "stdin_open",
+    "stop_grace_period",
+    "stop_signal",
+    "storage_opt",
+    "sysctls",
+    "tmpfs",
+    "tty",
+    "ulimits",
+    "user",
+    "userns_mode",
+    "volumes",
+    "volumes_from",
+    "working_dir",
+}
+COMPOSE_1_29_HEALTHCHECK = {"disable", "interval", "retries", "start_period", "test", "timeout"}
+COMPOSE_1_29_CONDITIONS = {"service_started", "service_healthy", "service_completed_successfully"}
+
+
+def _keys_1_29_refuses(document: dict) -> list[str]:
+    refused = [f"top-level {k}" for k in document if k not in COMPOSE_1_29_TOP and k[:2] != "x-"]
+    for name, service in document.get("services", {}).items():
+        refused += [f"{name}.{k}" for k in service if k not in COMPOSE_1_29_SERVICE]
+        check = service.get("healthcheck", {})
+        refused += [f"{name}.healthcheck.{k}" for k in check if k not in COMPOSE_1_29_HEALTHCHECK]
+        depends = service.get("depends_on", {})
+        for on, how in depends.items() if isinstance(depends, dict) else ():
+            # `required` and `restart` came with Compose v2.20 and v2.17
+            refused += [f"{name}.depends_on.{on}.{k}" for k in how if k != "condition"]
+            if how.get("condition") not in COMPOSE_1_29_CONDITIONS:
+                refused.append(f"{name}.depends_on.{on}.condition")
+    return refused
+
+
+def test_the_files_keep_to_what_compose_1_29_reads_too() -> None:
+    """Compose v2 reads all of 1.29's keys; 1.29 refuses the newer ones (e.g. the optional
+    depends_on that the worker once had): none is used, here or in the one-host file."""
+    assert _keys_1_29_refuses(COMPOSE) == []
+    assert _keys_1_29_refuses(ONE_HOST) == []
+    assert "version" not in COMPOSE  # obsolete in v2 (a warning), optional in 1.29
+    assert "Compose versions" in DEPLOY_DOC and "1.29" in DEPLOY_DOC
+
+
+def _composes() -> list[list[str]]:
+    """The compose programs installed here: docker-compose (1.x) and the v2 plugin."""
+    found = []
+    if shutil.which("docker-compose"):
+        found.append(["docker-compose"])
+    if shutil.which("docker"):
+        plugin = subprocess.run(["docker", "compose", "version"], capture_output=True)
+        if plugin.returncode == 0:
+            found.append(["docker", "compose"])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("files", "profiles", "env"),
+    [
+        (["docker-compose.yml"], ["core"], {"ARENA_CORE_BIND": "10.0.0.5"}),
+        (["docker-compose.yml"], ["worker"], {"ARENA_CORE_HOST": "10.0.0.5"}),
+        (["docker-compose.yml", "deploy/one-host.yml"], ["core", "worker"], {}),
+    ],
+    ids=["core-host", "worker-host", "one-host"],
+)
+def test_compose_config_takes_every_setup(files, profiles, env, tmp_path) -> None:
+    """`config` as each installed compose runs it (dummy secrets: only their paths count)."""
+    composes = _composes()
+    if not composes:
+        pytest.skip("neither docker-compose nor the docker compose plugin is installed here")
+    for name in ("db_password", "redis_password", "secret_key"):
+        (tmp_path / name).write_text("dummy\n")
+    given = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "COMPOSE_"))}
+    given |= {"ARENA_SECRETS_DIR": str(tmp_path), **env}
+    options = [a for f in files for a in ("-f", f)] + [
+        a for p in profiles for a in ("--profile", p)
+    ]
+    for compose in composes:
+        run = subprocess.run(
+            [*compose, *options, "config"], cwd=ROOT, env=given, capture_output=True, text=True
+        )
+        assert run.returncode == 0, (compose, run.stderr)
+        services = yaml.safe_load(run.stdout)["services"]
+        wanted = {"core": CORE, "worker": {"worker"}}
+        assert set().union(*(wanted[p] for p in profiles)) <= set(services), compose
+        if "worker" in services and env.get("ARENA_CORE_HOST"):
+            url = services["worker"]["environment"]["ARENA_DATABASE_URL"]
+            assert urlsplit(url).hostname == "10.0.0.5"
+
+
+# ---------------------------------------------------------------- the workers' containers
+
+
+def test_workers_have_limits_and_room_for_the_sandbox() -> None:
+    worker = SERVICES["worker"]
+    assert float(resolved(worker["cpus"])) == 2 and resolved(worker["mem_limit"]) == "8g"
+    assert resolved(worker["cpus"], ARENA_WORKER_CPUS="1.5") == "1.5"
+    # no swap (memory+swap = memory): a view swapped out would be a timing channel
+    assert worker["memswap_limit"] == worker["mem_limit"]
+    # the sandbox's view and the bots' copies: a tmpfs that may hold programs (Docker's
+    # own /dev/shm is 64 MB and noexec)
+    (shm,) = worker["tmpfs"]
+    where, options = resolved(shm).split(":", 1)
+    assert where == "/dev/shm" and "exec" in options.split(",") and "noexec" not in options
+    assert "size=3g" in options.split(",")  # two views of every toolchain (750 MB each)
+    # the container's cgroup tree made writable for the bots' groups, before the setup
+    command = worker["command"][-1]
+    assert command.index("sh deploy/container-cgroups.sh") < command.index("arena setup")
+    for name in ("ARENA_WORKER_CPUS", "ARENA_WORKER_MEMORY", "ARENA_WORKER_SHM"):
+        assert name in DEPLOY_DOC, name
+
+
+def test_the_cgroup_script_makes_a_read_only_v1_tree_writable(tmp_path) -> None:
+    """deploy/container-cgroups.sh on this host's kind of tree (cgroup v1, as Docker mounts
+    it in a container: the controllers read-only under a folder), in a private mount
+    namespace: afterwards the memory controller's mount is writable, the host's untouched."""
+    need(os.geteuid() == 0 and shutil.which("unshare") is not None, "needs root and unshare")
+    memory = Path("/sys/fs/cgroup/memory")
+    need(memory.is_dir() and os.path.ismount(memory), "needs a cgroup v1 memory hierarchy")
+    root, probe = tmp_path / "cgroup", f"arena-probe-{os.getpid()}"
+    script = f"""set -e
+        mkdir -p {root} && mount -t tmpfs tmpfs {root} && mkdir {root}/memory
+        mount --bind {memory} {root}/memory && mount -o remount,bind,ro {root}/memory
+        if mkdir {root}/memory/{probe} 2>/dev/null; then echo "not read-only" >&2; exit 3; fi
+        ARENA_CGROUP_ROOT={root} sh {ROOT}/deploy/container-cgroups.sh
+        mkdir {root}/memory/{probe} && rmdir {root}/memory/{probe}
+        grep " {root}/memory " /proc/self/mounts"""
+    run = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert " rw," in run.stdout and "cgroup v1" in run.stderr
+    host = Path("/proc/self/mounts").read_text().splitlines()
+    assert " rw," in next(line for line in host if f" {memory} " in line)
+
+
+# ---------------------------------------------------------------- the image
+
+
+def test_the_image_is_pinned_and_its_node_runs_the_node20_bots() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    args = dict(re.findall(r"^ARG (\w+_IMAGE)=(\S+)$", dockerfile, re.M))
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-bookworm", args["PYTHON_IMAGE"])
+    node = re.fullmatch(r"node:(\d+)\.\d+\.\d+-bookworm-slim", args["NODE_IMAGE"])
+    assert node is not None, args
+    asked = [
+        int(m.group(1))
+        for toml in (ROOT / "sample_bots").glob("*/bot.toml")
+        if (m := re.search(r'^runtime = "node(\d+)"', toml.read_text(), re.M))
+    ]
+    assert asked and int(node.group(1)) >= max(asked)  # the js and bhoos samples: node20
+    assert "COPY --from=node /usr/local/bin/node /usr/local/bin/node" in dockerfile
+    # Debian's nodejs (18 on bookworm) is never installed beside it, not even by the
+    # toolchain step (whose table names nodejs and npm for hosts without a Node)
+    installs = [line for line in dockerfile.splitlines() if "apt-get install" in line]
+    assert not [line for line in installs if re.search(r"\bnodejs\b", line)]
+    assert "grep -vxE 'nodejs|npm'" in dockerfile
+    assert "runtime_problem as p; \\\nproblem = p('node20')" in dockerfile  # built or refused
+    # deploy/ (the worker's cgroup script) is in the build context
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert "deploy" not in ignored and "deploy/" not in ignored
