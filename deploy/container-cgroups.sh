@@ -29,8 +29,8 @@ writable() {
         return 0
     fi
     mount -o remount,bind,rw "$1" || {
-        say "cannot remount $1 read-write (the worker needs CAP_SYS_ADMIN and" \
-            "security_opt apparmor:unconfined: docker-compose.yml)"
+        say "cannot remount $1 read-write (the worker needs cap_add SYS_ADMIN and" \
+            "security_opt apparmor=unconfined: docker-compose.yml)"
         exit 1
     }
 }
