@@ -20,6 +20,7 @@ from dashboard.bots import bots
 from dashboard.charts import line_chart
 from dashboard.errors import register_errors
 from dashboard.format import register_filters
+from dashboard.health import health
 from dashboard.ladders import ladders
 from dashboard.leaderboard import leaderboard
 from dashboard.logs import logs
@@ -41,6 +42,7 @@ BLUEPRINTS = (
     matches,
     accounts,
     api,
+    health,
 )
 
 

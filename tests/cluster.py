@@ -25,18 +25,23 @@ VISIBILITY_S = "30"
 
 
 class Redis:
-    """A throw-away redis-server (no persistence) that a test may stop and start again."""
+    """A throw-away redis-server (no persistence) that a test may stop and start again;
+    with a ``password``, it asks for it (``requirepass``) and ``url`` carries it."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, password: str | None = None) -> None:
         self.port, self.workdir, self.proc = free_port(), workdir, None
+        self.password = password
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
         command = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
         options = ["--save", "", "--appendonly", "no", "--dir", str(self.workdir)]
+        if self.password:
+            options += ["--requirepass", self.password]
         self.proc = subprocess.Popen([*command, *options], stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -56,6 +61,18 @@ class Redis:
 def redis(tmp_path: Path) -> Iterator[Redis]:
     need(shutil.which("redis-server") is not None, "redis-server is not installed")
     server = Redis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def locked_redis(tmp_path: Path) -> Iterator[Redis]:
+    """A redis-server of the test's own that asks for a password (its ``url`` carries it)."""
+    need(shutil.which("redis-server") is not None, "redis-server is not installed")
+    folder = tmp_path / "locked-redis"
+    folder.mkdir()
+    server = Redis(folder, password="first-password")
     server.start()
     yield server
     server.stop()

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
+from sqlalchemy.engine import URL
 
 from arena.cli.context import runtime_and_db, settings, unsafe_no_sandbox, user_errors
 from arena.config import Settings
@@ -17,8 +20,12 @@ from arena.toolchains import installed
 from arena.tournaments.dispatch import AUDIT_QUEUE, DEFAULT_QUEUE, RECOVERY_QUEUE, build_queue
 from arena.tournaments.preflight import preflight
 
+if TYPE_CHECKING:  # arena.ops loads prometheus_client, which must see its folder first
+    from arena.ops.watch import WorkerHealth
+
 EXAMPLE_URL = "postgresql://arena@dbhost:5432/arena"
 DEFAULT_NICE = 10  # a nice-10 task weighs a tenth of an ordinary one
+DEFAULT_METRICS_PORT = 9540
 
 
 def lower_priority(nice: int) -> None:
@@ -44,6 +51,60 @@ def shared_database_problem(configured: Settings) -> str | None:
             f"(e.g. {EXAMPLE_URL})"
         )
     return None
+
+
+def refused_by_broker(url: str) -> None:
+    """Refuse to start on a broker that answers but will not take this process (a wrong or
+    missing password, protected mode): Celery would retry it forever. One that does not
+    answer yet is waited for, as a broker restarting is."""
+    from arena.ops.broker import FIX_REFUSAL, masked, ping
+
+    answer = ping(url)
+    if answer.refused:
+        raise click.ClickException(
+            f"the broker at {masked(url)} refuses this process: {answer.detail}; {FIX_REFUSAL}"
+        )
+    if not answer.ok:
+        click.echo(
+            f"the broker at {masked(url)} does not answer yet ({answer.detail}): waiting for it",
+            err=True,
+        )
+
+
+def serve_health(
+    configured: Settings,
+    database: URL,
+    name: str,
+    queues: Sequence[str],
+    concurrency: int,
+    host: str,
+    port: int,
+) -> WorkerHealth:
+    """This worker's broker watch and heartbeat (always), and its ``/healthz``, ``/readyz``
+    and ``/metrics`` on ``host:port`` (unless 0); a port that cannot be had is said once,
+    and the worker runs on without it."""
+    from arena.ops.checks import DatabaseProbe
+    from arena.ops.serve import HealthServer
+    from arena.ops.watch import BrokerWatch, WatchCollector, WorkerHealth
+    from arena.ops.worker_metrics import exposition
+
+    watch = BrokerWatch(configured.broker_url)
+    health = WorkerHealth(DatabaseProbe(database), watch, name, queues, concurrency)
+    health.start()
+    if port:
+        extra = [WatchCollector(watch)]
+        try:
+            server = HealthServer(host, port, health.readiness, lambda: exposition(extra))
+        except OSError as exc:
+            click.echo(
+                f"{name}: cannot serve health and metrics on {host}:{port} ({exc}); "
+                "running without them (--metrics-port another port, or 0)",
+                err=True,
+            )
+        else:
+            server.start()
+            click.echo(f"{name}: /healthz, /readyz and /metrics on http://{host}:{server.port}")
+    return health
 
 
 @click.command()
@@ -83,10 +144,32 @@ def shared_database_problem(configured: Settings) -> str | None:
     "referee, its builds and its bots (their cgroup weighs the same) yield to a dashboard "
     "or database on the same machine. 0 on a host of its own changes nothing.",
 )
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_METRICS_PORT,
+    show_default=True,
+    envvar="ARENA_WORKER_METRICS_PORT",
+    help="Serve /healthz, /readyz (the database and the broker take this worker) and "
+    "/metrics (what its processes did) on this port (ARENA_WORKER_METRICS_PORT; 0: none).",
+)
+@click.option(
+    "--metrics-host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address of the metrics port (0.0.0.0: every interface, for a Prometheus elsewhere).",
+)
 @click.option("--loglevel", default="INFO", show_default=True)
 @unsafe_no_sandbox
 def worker(
-    concurrency: int, queues: str, audit: bool, build: bool, nice: int, loglevel: str
+    concurrency: int,
+    queues: str,
+    audit: bool,
+    build: bool,
+    nice: int,
+    metrics_port: int,
+    metrics_host: str,
+    loglevel: str,
 ) -> None:
     """Run matches sent by `arena tournament run ID --backend celery` (ARENA_BROKER_URL,
     ARENA_DATABASE_URL) until stopped, and judge finished matches for the fair-play
@@ -96,6 +179,7 @@ def worker(
         if problem := shared_database_problem(settings()):
             raise click.ClickException(problem)
         runtime, db = runtime_and_db()  # refuse a bad or stale database before taking any job
+        refused_by_broker(runtime.settings.broker_url)  # and a broker that will not take it
         resolve_mode(runtime.policy)  # and a machine that cannot sandbox bots
         names = [q.strip() for q in queues.split(",") if q.strip()]
         if problem := preflight(runtime, names):  # or start them: bots would pay for it
@@ -103,6 +187,10 @@ def worker(
         if not master_cache.is_built():
             click.echo("building the master bot's search cache for this machine (30-45 s)...")
             master_cache.ensure_built()
+        if metrics_port:  # before the pool forks, and before the jobs' modules count anything
+            from arena.ops.worker_metrics import enable_multiprocess
+
+            enable_multiprocess()
         from workers.app import app  # Celery is loaded only for this command
         from workers.client.matches import broker_problem
         from workers.identity import identity_of, serve
@@ -122,17 +210,23 @@ def worker(
     name = f"arena-{os.getpid()}@{socket.gethostname()}"
     where = db.url.render_as_string(hide_password=True)
     click.echo(f"{name}: database {where} (identity {identity}), queues {taken}")
-    app.worker_main(
-        [
-            "worker",
-            f"--concurrency={concurrency}",
-            f"--queues={taken}",
-            f"--loglevel={loglevel}",
-            f"--hostname={name}",
-            "--without-gossip",
-            "--without-mingle",
-        ]
+    health = serve_health(
+        runtime.settings, db.url, name, taken.split(","), concurrency, metrics_host, metrics_port
     )
+    try:
+        app.worker_main(
+            [
+                "worker",
+                f"--concurrency={concurrency}",
+                f"--queues={taken}",
+                f"--loglevel={loglevel}",
+                f"--hostname={name}",
+                "--without-gossip",
+                "--without-mingle",
+            ]
+        )
+    finally:
+        health.stop()
 
 
 @click.command()
@@ -143,10 +237,11 @@ def beat(loglevel: str) -> None:
     are over are finished, lost bot validations restarted. One per cluster; more are
     harmless."""
     with user_errors():
-        settings()  # refuse bad ARENA_* values before starting
+        configured = settings()  # refuse bad ARENA_* values before starting
         from workers.app import app  # Celery is loaded only for this command
         from workers.client.matches import broker_problem
 
         if problem := broker_problem(connect=False):
             raise click.ClickException(problem)
+        refused_by_broker(configured.broker_url)
     app.start(["beat", f"--loglevel={loglevel}"])

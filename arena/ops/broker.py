@@ -15,6 +15,7 @@ another broker, the status page says that it cannot list workers.
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import time
@@ -26,6 +27,8 @@ from urllib.parse import urlsplit, urlunsplit
 CHECK_TIMEOUT_S = 2.0  # each socket step of a broker question
 REDIS_SCHEMES = ("redis", "rediss")
 HEARTBEAT_PREFIX = "arena:worker:"
+HEARTBEAT_S = 10.0  # how often a worker writes its heartbeat
+HEARTBEAT_TTL_S = 3 * HEARTBEAT_S  # a worker silent this long leaves the status page
 FIX_REFUSAL = (
     "check the password in ARENA_BROKER_URL or ARENA_BROKER_PASSWORD_FILE (Redis: "
     "requirepass) and that the broker lets this host in"
@@ -130,7 +133,7 @@ def _kombu_ping(url: str, timeout_s: float) -> None:
     from kombu import Connection
 
     with Connection(url, connect_timeout=timeout_s) as conn:
-        conn.ensure_connection(max_retries=1, interval_start=0, timeout=timeout_s)
+        conn.ensure_connection(max_retries=1, interval_start=0, timeout=math.ceil(timeout_s))
 
 
 @dataclass(frozen=True)

@@ -125,8 +125,9 @@ def database_checks(probe: DatabaseProbe) -> list[Check]:
             conn.execute(text("SELECT 1"))
             found = MigrationContext.configure(conn).get_current_revision()
     except Exception as exc:  # refused, timed out, a bad password, no file: the same verdict
+        why = one_line(getattr(exc, "orig", None) or exc).removeprefix("connection failed: ")
         return [
-            Check("database", False, one_line(getattr(exc, "orig", None) or exc)),
+            Check("database", False, why),
             Check("migrations", False, "not checked: the database does not answer"),
         ]
     return [Check("database", True, "answers"), migrations_check(found)]

@@ -22,6 +22,8 @@ from prometheus_client.registry import Collector
 
 from arena.ops.broker import (
     FIX_REFUSAL,
+    HEARTBEAT_S,
+    HEARTBEAT_TTL_S,
     BrokerAnswer,
     Heartbeat,
     forget_heartbeat,
@@ -34,8 +36,6 @@ from arena.ops.broker import (
 )
 from arena.ops.checks import Check, DatabaseProbe, Readiness, ask, database_checks
 
-HEARTBEAT_S = 10.0
-HEARTBEAT_TTL_S = 3 * HEARTBEAT_S  # a worker silent this long leaves the status page
 log = logging.getLogger(__name__)
 
 
@@ -64,8 +64,7 @@ class BrokerWatch:
             return
         if answer.refused:
             log.error(
-                "the broker at %s refuses this worker: %s; no job is taken until it lets "
-                "the worker in: %s",
+                "the broker at %s refuses this worker (%s): %s",
                 self.where,
                 answer.detail,
                 FIX_REFUSAL,

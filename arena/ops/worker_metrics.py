@@ -25,7 +25,6 @@ import logging
 import os
 import re
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
@@ -38,6 +37,7 @@ from prometheus_client import (
     Counter,
     Histogram,
     generate_latest,
+    values,
 )
 from prometheus_client.core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -50,6 +50,7 @@ from arena.store import BotVersion, Database, Match, MatchFault, Submission
 from arena.store.models import as_utc, utcnow
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+FOLDER_PREFIX = "arena-worker-metrics-"  # then the worker's pid: a dead one's is swept
 # Upload to verdict: a quick validation match, up to a long build and its match.
 VALIDATION_BUCKETS = (5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0)
 MATCH_STATUSES = ("done", "failed", "retry", "late", "skipped", "stopped")
@@ -121,16 +122,44 @@ def metrics() -> WorkerMetrics:
 
 def enable_multiprocess() -> Path:
     """A fresh private folder for this worker's processes' numbers, named in the environment
-    its pool inherits; call it before the pool forks, while this process is one thread."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-worker-metrics-"))
+    its pool inherits; call it before the pool forks, while this process is one thread. The
+    folders of workers that died without removing theirs (killed) are removed first."""
+    sweep_folders()
+    folder = Path(tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{os.getpid()}-"))
     os.environ[MULTIPROC_ENV] = str(folder)
-    values = sys.modules.get("prometheus_client.values")
-    if values is not None:  # imported already: its value class was chosen without the folder
-        values.ValueClass = values.get_value_class()
+    # prometheus_client picks its value class when first imported: if that was before the
+    # folder was named, the numbers would stay in each process's memory. Picked again now.
+    values.ValueClass = values.get_value_class()
     owner = os.getpid()
-    atexit.register(lambda: os.getpid() == owner and shutil.rmtree(folder, ignore_errors=True))
+
+    def remove() -> None:
+        if os.getpid() == owner:  # not in a forked child that runs exit handlers
+            shutil.rmtree(folder, ignore_errors=True)
+
+    atexit.register(remove)
     metrics()  # the zeros of the usual series, before any thread or fork
     return folder
+
+
+def sweep_folders(parent: Path | None = None) -> list[Path]:
+    """Remove the metrics folders whose worker (the pid in the name) is gone; those removed."""
+    removed = []
+    for folder in Path(parent or tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*-*"):
+        pid = folder.name.removeprefix(FOLDER_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
 
 
 def multiprocess_dir() -> Path | None:

@@ -50,6 +50,16 @@ def waiting_jobs(queues: Iterable[str]) -> dict[str, int] | None:
         return None
 
 
+def queue_depths(url: str, queues: Iterable[str], timeout_s: float = 2.0) -> dict[str, int]:
+    """Jobs waiting in each of ``queues`` at the broker at ``url``, asked once with short
+    timeouts and no retry (for a page or a scrape, which must not wait out kombu's retries
+    while the broker is away); raises what the broker raises."""
+    options = {"max_retries": 0, "socket_connect_timeout": timeout_s, "socket_timeout": timeout_s}
+    with app.connection_for_read(url, connect_timeout=timeout_s, transport_options=options) as conn:
+        channel = conn.default_channel
+        return {queue: waiting(channel, queue) for queue in sorted(set(queues))}
+
+
 def consumed_queues(timeout: float = ASK_TIMEOUT_S) -> set[str] | None:
     """The queues live workers consume now; None when the broker cannot be asked."""
     try:
