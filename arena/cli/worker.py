@@ -213,6 +213,9 @@ def worker(
     health = serve_health(
         runtime.settings, db.url, name, taken.split(","), concurrency, metrics_host, metrics_port
     )
+    from workers.health import follow_consumer
+
+    follow_consumer(health)  # ready once Celery's consumer takes jobs
     try:
         app.worker_main(
             [

@@ -112,8 +112,8 @@ class WatchCollector(Collector):
 
 
 class WorkerHealth:
-    """A worker's readiness (its database answers and its broker takes it), and its heartbeat
-    thread."""
+    """A worker's readiness (its database answers, its broker takes it and its consumer takes
+    jobs from its queues), and its heartbeat thread."""
 
     def __init__(
         self,
@@ -128,6 +128,11 @@ class WorkerHealth:
         self.started = time.time()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._consuming: bool | None = None  # None: not started yet; False: stopping
+
+    def consuming(self, taking: bool) -> None:
+        """Whether the worker's consumer takes jobs now (told by Celery's side)."""
+        self._consuming = taking
 
     def readiness(self) -> Readiness:
         def database() -> list[Check]:
@@ -138,7 +143,15 @@ class WorkerHealth:
             detail = "answers" if answer.ok else f"{answer.kind}: {answer.detail}"
             return [Check("broker", answer.ok, detail)]
 
-        return ask([(("database",), database), (("broker",), broker)])
+        return ask(
+            [(("database",), database), (("broker",), broker), (("consumer",), self._consumer)]
+        )
+
+    def _consumer(self) -> list[Check]:
+        if self._consuming:
+            return [Check("consumer", True, f"takes jobs from {len(self.queues)} queues")]
+        why = "starting" if self._consuming is None else "stopping"
+        return [Check("consumer", False, f"takes no job: the worker is {why}")]
 
     def heartbeat(self) -> Heartbeat:
         return heartbeat(self.name, self.queues, self.concurrency, self.started)

@@ -5,6 +5,7 @@ counts from what its jobs stored."""
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
@@ -38,6 +39,7 @@ from arena.ops.checks import (
 )
 from arena.ops.deadline import all_within
 from arena.ops.metrics import Cached
+from arena.ops.watch import BrokerWatch, WorkerHealth
 from arena.runtime import Runtime
 from arena.store import Database, Match, MatchFault, add_bot_version, create_tournament
 from arena.store.migrate import downgrade
@@ -234,3 +236,37 @@ def test_the_metrics_folders_of_dead_workers_are_swept(tmp_path):
         (folder / "counter_1.db").write_bytes(b"")
     assert worker_metrics.sweep_folders(tmp_path) == [dead]
     assert mine.exists() and not dead.exists()
+
+
+def test_a_worker_is_ready_once_its_consumer_takes_jobs(db: Database, locked_redis: Redis):
+    watch = BrokerWatch(locked_redis.url)
+    health = WorkerHealth(DatabaseProbe(db.url), watch, "w@host", ["arena", "audit"], 1)
+    found = by_name(health.readiness())
+    assert found["database"] == (True, "answers") and found["broker"] == (True, "answers")
+    assert found["consumer"] == (False, "takes no job: the worker is starting")
+    health.consuming(True)
+    assert health.readiness().ok
+    assert by_name(health.readiness())["consumer"] == (True, "takes jobs from 2 queues")
+    health.consuming(False)
+    assert by_name(health.readiness())["consumer"] == (
+        False,
+        "takes no job: the worker is stopping",
+    )
+
+
+def test_the_broker_watch_logs_each_change_once_and_counts_failures(locked_redis: Redis, caplog):
+    wrong = locked_redis.url.replace("first-password", "stale")
+    watch = BrokerWatch(wrong)
+    with caplog.at_level(logging.WARNING, logger="arena.ops.watch"):
+        watch.check()
+        watch.check()  # the same refusal: counted, not logged again
+        watch.url = locked_redis.url
+        watch.check()
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert (
+        lines[0][0] == "ERROR" and "refuses this worker (invalid username-password" in lines[0][1]
+    )
+    assert "redis://:**@127.0.0.1" in lines[0][1] and "stale" not in lines[0][1]
+    assert lines[1] == ("WARNING", f"the broker at {watch.where} answers this worker again")
+    assert watch.errors == {"refused": 2}

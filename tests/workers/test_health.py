@@ -46,6 +46,12 @@ def counted(port: int) -> dict[tuple[str, frozenset], float]:
     }
 
 
+def queues_of(log: Path) -> list[str]:
+    """The queues a worker said it takes (its first line: "NAME: database ..., queues A,B")."""
+    first = log.read_text(errors="replace").splitlines()[0]
+    return first.rpartition(", queues ")[2].split(",")
+
+
 @pytest.fixture
 def pool(cluster_db: Database, locked_redis: Redis, tmp_path: Path):
     workers = Workers(cluster_db, locked_redis, tmp_path)
@@ -60,11 +66,13 @@ def test_a_worker_serves_its_health_and_counts_across_its_pool(
     proc = pool.start(2, "--metrics-port", str(port))
     wait_for(lambda: get(port, "/healthz")[0] == 200, TIMEOUT_S, "/healthz", pool.logs)
     assert json.loads(get(port, "/healthz")[1]) == {"status": "ok"}
+    wait_for(lambda: get(port, "/readyz")[0] == 200, TIMEOUT_S, "/readyz", pool.logs)
     status, body = get(port, "/readyz")
-    assert status == 200, body
+    taken = len(queues_of(tmp_path / "worker-0.log"))
     assert json.loads(body)["checks"] == {
         "database": {"ok": True, "detail": "answers"},
         "broker": {"ok": True, "detail": "answers"},
+        "consumer": {"ok": True, "detail": f"takes jobs from {taken} queues"},
     }
 
     url = cluster_db.url.render_as_string(hide_password=False)
