@@ -1,12 +1,21 @@
-"""Sign up, log in, log out, and the account page (API tokens, one's bots)."""
+"""Sign up, log in, log out, the account page (API tokens, one's bots), and the organisers'
+invite codes."""
 
 from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, redirect, render_template, request, url_for
 
+from arena.accounts.invites import (
+    InviteError,
+    create_invites,
+    expire_invite,
+    invite_problem,
+    list_invites,
+    redeem_invite,
+)
 from arena.accounts.throttle import (
     Limits,
-    forgive_login,
+    forgive,
     login_blocked,
     reserve_login,
     reserve_signup,
@@ -14,14 +23,18 @@ from arena.accounts.throttle import (
 )
 from arena.accounts.tokens import list_tokens, revoke_token_id
 from arena.store import StoreError, authenticate, create_user, issue_token, list_bots
-from dashboard.auth import log_in, log_out, login_required, signed_in_user
+from dashboard.auth import admin_required, log_in, log_out, login_required, signed_in_user
 from dashboard.db import database
 from dashboard.submitting import runtime
 from dashboard.targets import local_path
 
 accounts = Blueprint("accounts", __name__)
 TOO_MANY = "too many failed log-ins for this account or from this address: try again later"
-TOO_MANY_SIGNUPS = "too many sign-ups from this address in the last hour: try again later"
+TOO_MANY_SIGNUPS = (
+    "too many sign-ups from this address in the last hour: try again later, "
+    "or sign up with an invite code from your organiser"
+)
+TOO_MANY_CODES = "too many wrong invite codes from this address in the last hour: try again later"
 
 
 def _next_page() -> str:
@@ -32,23 +45,37 @@ def _next_page() -> str:
 @accounts.route("/signup", methods=["GET", "POST"])
 def signup():
     if request.method == "GET":
-        return render_template("signup.html")
-    name, password = request.form.get("name", ""), request.form.get("password", "")
-    if password != request.form.get("password2", ""):
-        return render_template("signup.html", error="the two passwords differ", name=name), 400
+        return render_template("signup.html", invite=request.args.get("invite", ""))
+    form = request.form
+    name, password = form.get("name", ""), form.get("password", "")
+    code = form.get("invite", "").strip()
+    if password != form.get("password2", ""):
+        return _signup_refused("the two passwords differ", 400, name, code)
     address = request.remote_addr or "unknown"
     with database().session() as s:  # counted, refused or not, before anything is checked
-        reserve_signup(s, address)
+        reserved = reserve_signup(s, address, invited=bool(code))
     with database().session(read_only=True) as s:
-        if signup_blocked(s, address, Limits.from_settings(runtime().settings)):
-            return render_template("signup.html", error=TOO_MANY_SIGNUPS, name=name), 429
-    try:
+        if signup_blocked(s, address, Limits.from_settings(runtime().settings), bool(code)):
+            return _signup_refused(TOO_MANY_CODES if code else TOO_MANY_SIGNUPS, 429, name, code)
+        problem = invite_problem(s, code) if code else None
+    if problem is not None:  # a wrong code stays counted
+        return _signup_refused(problem, 400, name, code)
+    if code:  # a valid one is not counted against the address, whatever comes of it
         with database().session() as s:
+            forgive(s, reserved)
+    try:
+        with database().session() as s:  # the code's use is given back if this fails
+            if code:
+                redeem_invite(s, code)
             user = create_user(s, name, password)
-    except StoreError as exc:
-        return render_template("signup.html", error=str(exc), name=name), 400
+    except (StoreError, InviteError) as exc:
+        return _signup_refused(str(exc), 400, name, code)
     log_in(user)
     return redirect(url_for("accounts.account"))
+
+
+def _signup_refused(error: str, status: int, name: str, invite: str):
+    return render_template("signup.html", error=error, name=name, invite=invite), status
 
 
 @accounts.route("/login", methods=["GET", "POST"])
@@ -69,7 +96,7 @@ def login():
     if user is None and not blocked:
         return _login_refused("wrong user name or password", 401, name)
     with database().session() as s:
-        forgive_login(s, reserved)
+        forgive(s, reserved)
     if blocked:
         return _login_refused(TOO_MANY, 429, name)
     assert user is not None  # not blocked, and authenticated
@@ -129,3 +156,43 @@ def revoke_token(token_id: int):
         if not revoke_token_id(s, signed_in_user().id, token_id):
             abort(404, "no such token of yours")
     return redirect(url_for("accounts.account"))
+
+
+@accounts.get("/invites")
+@admin_required
+def invites():
+    return _invites_page()
+
+
+def _invites_page(new_codes: list[str] | None = None, status: int = 200, **extra):
+    with database().session(read_only=True) as s:  # fresh: sees what this request made
+        rows = list_invites(s)
+    page = render_template("invites.html", invites=rows, new_codes=new_codes or [], **extra)
+    return page, status, {"Cache-Control": "no-store"}
+
+
+@accounts.post("/invites")
+@admin_required
+def create_invite():
+    """New codes, shown on this response only (as a token is)."""
+    form = request.form
+    try:
+        count, uses = int(form.get("count", "")), int(form.get("uses", ""))
+        hours = float(form.get("hours", ""))
+    except ValueError:
+        return _invites_page(status=400, error="count, uses and hours must be numbers")
+    try:
+        with database().session() as s:
+            codes = create_invites(s, count, uses, hours, form.get("label", ""), signed_in_user())
+    except InviteError as exc:
+        return _invites_page(status=400, error=str(exc))
+    return _invites_page(codes, 201, uses=uses, hours=hours)
+
+
+@accounts.post("/invites/<int:invite_id>/expire")
+@admin_required
+def end_invite(invite_id: int):
+    with database().session() as s:
+        if not expire_invite(s, invite_id):
+            abort(404, "no such invite")
+    return redirect(url_for("accounts.invites"), 303)

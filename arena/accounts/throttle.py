@@ -11,6 +11,10 @@ every web worker and machine sees the same counts.
   get around the per-user upload limit. Every attempt counts, refused ones too: a sign-up
   says when a name is taken, so uncounted failures would let anyone list the users. Like a
   log-in, an attempt is counted before it is checked, so parallel ones cannot slip through.
+- Sign-ups with an invite code (``arena.accounts.invites``): a valid code is forgiven, so a
+  room behind one address signs up whole. A wrong one stays counted, against the address's
+  sign-ups and against its wrong codes; past the limit of those, a code is refused before
+  it is looked at (so codes cannot be guessed), even where sign-ups without one are not.
 """
 
 from __future__ import annotations
@@ -84,21 +88,27 @@ def login_blocked(s: Session, name: str, address: str, limits: Limits) -> bool:
     )
 
 
-def forgive_login(s: Session, reserved: Sequence[int]) -> None:
-    """The attempt was refused unchecked, or its password was right: it is no failure."""
+def forgive(s: Session, reserved: Sequence[int]) -> None:
+    """Take back what ``reserve_login`` or ``reserve_signup`` counted: a log-in refused
+    unchecked or with the right password, a sign-up with a valid invite code."""
     s.execute(delete(RateEvent).where(RateEvent.id.in_(reserved)))
 
 
-def _signup_key(address: str) -> str:
-    return f"signup:{address[:128]}"
+def _signup_keys(address: str) -> tuple[str, str]:
+    """The address's sign-ups, and its sign-ups with an invite code (wrong ones, once the
+    right ones are forgiven)."""
+    return f"signup:{address[:128]}", f"invite:{address[:128]}"
 
 
-def reserve_signup(s: Session, address: str) -> None:
-    """Count this sign-up attempt against the address (commit it before the check)."""
-    _record(s, (_signup_key(address),), SIGNUP_WINDOW_S)
+def reserve_signup(s: Session, address: str, invited: bool = False) -> list[int]:
+    """Count this sign-up attempt against the address, and with an invite code against its
+    codes too (commit it before the check). Returns what ``forgive`` takes back."""
+    signups, codes = _signup_keys(address)
+    return _record(s, (signups, codes) if invited else (signups,), SIGNUP_WINDOW_S)
 
 
-def signup_blocked(s: Session, address: str, limits: Limits) -> bool:
-    """Whether the address has made more attempts than it may this hour, this one included."""
-    key = _signup_key(address)
+def signup_blocked(s: Session, address: str, limits: Limits, invited: bool = False) -> bool:
+    """Whether the address has made more attempts than it may this hour, this one included:
+    sign-ups, or for one with an invite code, sign-ups with a wrong code."""
+    key = _signup_keys(address)[1 if invited else 0]
     return _counts(s, (key,), SIGNUP_WINDOW_S).get(key, 0) > limits.signups_per_address

@@ -62,7 +62,7 @@ def refused_by_broker(url: str) -> None:
     answer = ping(url)
     if answer.refused:
         raise click.ClickException(
-            f"the broker at {masked(url)} refuses this process: {answer.detail}; {FIX_REFUSAL}"
+            f"the broker at {masked(url)} refuses this process ({answer.detail}): {FIX_REFUSAL}"
         )
     if not answer.ok:
         click.echo(

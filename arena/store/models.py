@@ -482,9 +482,28 @@ class UserSession(Base):
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+class Invite(Base):
+    """An organiser's invite code: a sign-up with it is not counted against its address's
+    hourly limit (a room behind one NAT), ``uses`` times until ``expires_at``. Only the
+    code's sha256 is kept (``arena.accounts.invites``)."""
+
+    __tablename__ = "invites"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(100), default="")
+    uses: Mapped[int] = mapped_column(Integer)
+    used: Mapped[int] = mapped_column(Integer, default=0)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # the organiser who made it; NULL for the command line (or a deleted account)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = _created()
+
+
 class RateEvent(Base):
     """One event a rate limit counts: a failed log-in, keyed by account (``user:NAME``) and
-    by address (``addr:IP``), or a sign-up (``signup:IP``). Counted here, the limits hold
+    by address (``addr:IP``), or a sign-up (``signup:IP``; with an invite code also
+    ``invite:IP``, taken back when the code is right). Counted here, the limits hold
     across every web worker and machine."""
 
     __tablename__ = "rate_events"

@@ -41,7 +41,14 @@ from arena.ops.deadline import all_within
 from arena.ops.metrics import Cached
 from arena.ops.watch import BrokerWatch, WorkerHealth
 from arena.runtime import Runtime
-from arena.store import Database, Match, MatchFault, add_bot_version, create_tournament
+from arena.store import (
+    Database,
+    Match,
+    MatchFault,
+    add_bot_version,
+    create_tournament,
+    set_bot_status,
+)
 from arena.store.migrate import downgrade
 from arena.tournaments.spec import TournamentSpec
 from tests.cluster import Redis
@@ -270,3 +277,22 @@ def test_the_broker_watch_logs_each_change_once_and_counts_failures(locked_redis
     assert "redis://:**@127.0.0.1" in lines[0][1] and "stale" not in lines[0][1]
     assert lines[1] == ("WARNING", f"the broker at {watch.where} answers this worker again")
     assert watch.errors == {"refused": 2}
+
+
+def test_a_worker_counts_a_verdict_and_its_time_from_the_upload(db, store_runtime):
+    with db.session() as s:
+        version = add_bot_version(s, store_runtime.blobs, b"x", house("e"))  # pending
+        version_id = version.id
+    before = (
+        _sample("arena_worker_validations_total", status="valid"),
+        _sample("arena_worker_validation_seconds_count"),
+    )
+
+    def judge():
+        with db.session() as s:
+            return set_bot_status(s, version_id, "valid")
+
+    assert worker_metrics.judged(db, version_id, judge).status == "valid"
+    worker_metrics.judged(db, version_id, judge)  # judged already: not counted again
+    assert _sample("arena_worker_validations_total", status="valid") == before[0] + 1
+    assert _sample("arena_worker_validation_seconds_count") == before[1] + 1

@@ -119,4 +119,4 @@ def test_a_worker_does_not_start_on_a_broker_that_refuses_it(
     proc = pool.start(1, "--metrics-port", "0")
     assert proc.wait(timeout=TIMEOUT_S) != 0
     log = (tmp_path / "worker-0.log").read_text(errors="replace")
-    assert "refuses this process: Authentication required." in log, log
+    assert "refuses this process (Authentication required.): check the password" in log, log
