@@ -2,8 +2,8 @@
 the jobs waiting in each queue and which workers take it, the workers seen by their
 heartbeats (``broker``), and the database's numbers.
 
-Everything remote is asked at once under the checks' deadline, and the queues and workers
-only when the broker answered: a page over a broker that is away renders at once, saying so.
+Everything remote is asked under the checks' deadline, and the queues and workers only when
+the broker answered the check: a page over a broker that is away renders at once, saying so.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from arena.ops.broker import Heartbeat, heartbeats, is_redis, masked
 from arena.ops.checks import DEADLINE_S, DatabaseProbe, Readiness, service_readiness
-from arena.ops.deadline import all_within
+from arena.ops.deadline import within
 from arena.ops.stats import PlatformStats
 from arena.toolchains import TOOLCHAINS
 from arena.tournaments.dispatch import AUDIT_QUEUE, RECOVERY_QUEUE, RUNTIME_QUEUES, build_queue
@@ -84,10 +84,7 @@ def status(
     waiting: dict[str, int] | None = None
     beats: list[Heartbeat] | None = None
     if broker_url is None:
-        notes.append(
-            "no broker is configured (ARENA_BROKER_URL): uploads are validated and tournaments "
-            "played by the dashboard's own processes, not by workers"
-        )
+        notes.append("no broker is configured (ARENA_BROKER_URL): no queues or workers to show")
     elif not next(c for c in readiness.checks if c.name == "broker").ok:
         notes.append("the broker does not answer: queues and workers cannot be read")
     else:
@@ -98,7 +95,7 @@ def status(
     lines = [
         QueueLine(
             queue,
-            None if waiting is None else waiting.get(queue, 0),
+            None if waiting is None else waiting.get(queue),
             tuple(beat.name for beat in beats or () if queue in beat.queues),
         )
         for queue in queues
@@ -117,30 +114,28 @@ def status(
 def _queues_and_workers(
     broker_url: str, depths: DepthReader | None, queues: list[str], notes: list[str]
 ) -> tuple[dict[str, int] | None, list[Heartbeat] | None]:
-    """The depths and the heartbeats, asked at once."""
-
-    def read_depths() -> dict[str, int] | None:
-        return None if depths is None else _quietly(lambda: depths(queues))
-
-    def read_beats() -> list[Heartbeat] | None:
-        return _quietly(lambda: heartbeats(broker_url)) if is_redis(broker_url) else None
-
-    got_depths, got_beats = all_within(DEADLINE_S, [read_depths, read_beats])
-    waiting = got_depths if isinstance(got_depths, dict) else None
-    beats = got_beats if isinstance(got_beats, list) else None
-    if waiting is None:
-        notes.append("the broker could not say how many jobs wait")
+    """The heartbeats, then the depths of the known queues and of those the workers named
+    (the broker answered the check just now: each read is one round trip)."""
+    beats: list[Heartbeat] | None = None
     if not is_redis(broker_url):
         notes.append("workers are listed from their heartbeats, which need a Redis broker")
-    elif beats is None:
-        notes.append("the workers' heartbeats could not be read")
+    else:
+        beats = _quietly(lambda: heartbeats(broker_url))
+        if beats is None:
+            notes.append("the workers' heartbeats could not be read")
+    asked = list(dict.fromkeys([*queues, *(q for beat in beats or () for q in beat.queues)]))
+    waiting = None if depths is None else _quietly(lambda: depths(asked))
+    if waiting is None:
+        notes.append("the broker could not say how many jobs wait")
     return waiting, beats
 
 
 def _quietly(read: Callable[[], T]) -> T | None:
+    """``read()`` within the checks' deadline; None when it fails or is late (the page says
+    what it could not read)."""
     try:
-        return read()
-    except Exception:  # the page says what it could not read
+        return within(DEADLINE_S, read, "answer from the broker")
+    except Exception:
         return None
 
 

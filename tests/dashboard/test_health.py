@@ -162,7 +162,7 @@ def test_the_status_page_is_for_organisers(client, db):
     html = page.get_data(as_text=True)
     assert page.status_code == 200
     assert 'data-check="database"' in html and 'data-check="migrations"' in html
-    assert "no broker is configured" in html
+    assert "no broker is configured (ARENA_BROKER_URL): no queues or workers" in html
     assert "3 played" in html  # the site's numbers
     assert 'href="/organiser/status"' in client.get("/tournaments/").get_data(as_text=True)
 
@@ -170,14 +170,19 @@ def test_the_status_page_is_for_organisers(client, db):
 def test_the_status_page_lists_queues_and_the_workers_seen(db, tmp_path, redis: Redis):
     with Connection(redis.url) as conn:
         conn.SimpleQueue("arena.java").put({"job": 1})
-    beat = heartbeat("arena-7@host-a", ["arena", "arena.recovery"], 2, time.time() - 120)
+        for job in range(3):  # a queue the platform does not know, which a worker names
+            conn.SimpleQueue("arena.gpu").put({"job": job})
+    queues = ["arena", "arena.recovery", "arena.gpu"]
+    beat = heartbeat("arena-7@host-a", queues, 2, time.time() - 120)
     write_heartbeat(redis.url, beat, ttl_s=60)
     client = app_on(url_of(db), tmp_path / "d", redis.url).test_client()
     make_user(db, "root", admin=True)
     log_in(client, "root")
     html = client.get("/organiser/status").get_data(as_text=True)
     assert 'data-check="broker"' in html and "Ready" in html
-    assert 'data-worker="arena-7@host-a"' in html and "arena, arena.recovery" in html
+    assert 'data-worker="arena-7@host-a"' in html and "arena, arena.recovery, arena.gpu" in html
+    row = html.split('data-queue="arena.gpu"')[1].split("</tr>")[0]
+    assert ">3<" in row and "arena-7@host-a" in row
     row = html.split('data-queue="arena.java"')[1].split("</tr>")[0]
     assert ">1<" in row and "arena worker --queues arena.java" in row  # waits, unserved
     row = html.split('data-queue="arena"')[1].split("</tr>")[0]
