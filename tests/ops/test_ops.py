@@ -160,15 +160,15 @@ def test_an_unreachable_database_fails_at_once_and_a_silent_one_at_the_deadline(
 
 def test_the_deadline_answers_for_a_question_that_never_ends():
     never = threading.Event()
-    results = all_within(0.2, [lambda: never.wait() and "late", lambda: "quick"])
+    results = all_within(1.0, [lambda: never.wait() and "late", lambda: "quick"])
     assert results == [None, "quick"]
 
     def stuck() -> list:
         never.wait()
         return []
 
-    readiness = ask([(("stuck",), stuck)], deadline_s=0.2)
-    assert by_name(readiness) == {"stuck": (False, "no answer within 0.2 s")}
+    readiness = ask([(("stuck",), stuck)], deadline_s=1.0)
+    assert by_name(readiness) == {"stuck": (False, "no answer within 1 s")}
     never.set()
 
 
