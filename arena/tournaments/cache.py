@@ -45,26 +45,53 @@ def results_version(s: Session, scope: Scope) -> int:
 
 
 class VersionedCache:
-    """A small LRU of values keyed by (kind, scope, results version)."""
+    """A small LRU of values keyed by (kind, scope, results version).
+
+    One thread builds a missing entry; the others asking for it meanwhile get the newest
+    older version of the same table when there is one (a page one result behind, rather than
+    a crowd of readers each fitting the same ratings at once after every match), and wait for
+    the build otherwise. A process with one thread, a worker's, always gets the fresh one."""
 
     def __init__(self, size: int = MAX_ENTRIES) -> None:
         self._size = size
         self._items: OrderedDict[tuple, Any] = OrderedDict()
+        self._building: dict[tuple, threading.Event] = {}
         self._lock = threading.Lock()
 
     def get(self, s: Session, kind: str, scope: Scope, build: Callable[[], Any]) -> Any:
         # the database too: a process (a test run) may open several with the same ids
-        key = (str(s.get_bind().engine.url), kind, scope, results_version(s, scope))
+        table = (str(s.get_bind().engine.url), kind, scope)
+        key = (*table, results_version(s, scope))
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        value = build()  # outside the lock: a slow fit must not block other scopes
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+            built = self._building.get(key)
+            if built is None:
+                self._building[key] = threading.Event()
+            elif (older := self._newest_before(table, key[-1])) is not None:
+                return older
+        if built is not None:  # another thread builds it, and nothing older is kept: wait
+            built.wait()
+            with self._lock:
+                if key in self._items:
+                    return self._items[key]
+            return build()  # its build failed; this one tries on its own
+        try:
+            value = build()  # outside the lock: a slow fit must not block other scopes
+            with self._lock:
+                self._items[key] = value
+                while len(self._items) > self._size:
+                    self._items.popitem(last=False)
+        finally:
+            with self._lock:
+                self._building.pop(key).set()
         return value
+
+    def _newest_before(self, table: tuple, version: int) -> Any:
+        """The value of ``table`` at its newest version below ``version`` (None: none kept)."""
+        older = [k for k in self._items if k[:3] == table and k[3] < version]
+        return self._items[max(older, key=lambda k: k[3])] if older else None
 
     def clear(self) -> None:
         with self._lock:
