@@ -76,7 +76,7 @@ class VersionedCache:
             with self._lock:
                 if key in self._items:
                     return self._items[key]
-            return build()  # its build failed; this one tries on its own
+            return self.get(s, kind, scope, build)  # its build failed: try again
         try:
             value = build()  # outside the lock: a slow fit must not block other scopes
             with self._lock:
