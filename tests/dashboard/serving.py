@@ -19,5 +19,5 @@ def serving(app: Callable, deadlines: Deadlines | None = None, threads: int = 2)
     try:
         yield server.effective_port
     finally:
+        server.task_dispatcher.shutdown()  # first: a task ending wakes the loop (its trigger)
         server.close()  # the loop ends when its listening socket is gone
-        server.task_dispatcher.shutdown()
