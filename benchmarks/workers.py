@@ -268,10 +268,21 @@ def cluster_follow():
     return importlib.import_module("workers.client.matches")
 
 
+def host_cpu_seconds() -> float:
+    """CPU time the whole machine has spent working (user, nice, system; every process)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system = (int(x) for x in fields[:3])
+    return (user + nice + system) / os.sysconf("SC_CLK_TCK")
+
+
+CPU_PER_MATCH: dict[int, float] = {}  # the last celery run's, by worker count
+
+
 def celery(
     db: Database, redis: RedisServer, tids: tuple[int, int], count: int, root: Path
 ) -> float:
-    """Seconds per match of tournament ``tids[1]``, after ``tids[0]`` warmed the workers up."""
+    """Seconds per match of tournament ``tids[1]``, after ``tids[0]`` warmed the workers up;
+    the host's CPU seconds per match go to ``CPU_PER_MATCH``."""
     follow, send_matches = cluster_follow().follow, cluster_follow().send_matches
     redis.ensure_up()
     env = {**os.environ, "ARENA_SANDBOX_MODE": os.environ.get("ARENA_SANDBOX_MODE", "bwrap")}
@@ -280,9 +291,10 @@ def celery(
     try:
         send_matches(db, warm)
         follow(db, warm, lease_s=60)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), host_cpu_seconds()
         send_matches(db, tid)
         state = follow(db, tid, lease_s=60)
+        CPU_PER_MATCH[count] = (host_cpu_seconds() - cpu) / state["done"]
         return (time.perf_counter() - start) / state["done"]
     finally:
         stop_workers(procs)
@@ -330,9 +342,10 @@ def main() -> None:
         with private_schema(args.postgres) as url:
             os.environ |= {"ARENA_BROKER_URL": broker, "ARENA_DATABASE_URL": url}
             db, runtime = Database(url), Runtime(Settings(url, root / "here", broker))
-            light, thinking = bots(db, runtime, root)
+            light, sandboxed, thinking = bots(db, runtime, root)
             loads = [
                 ("light", light, args.tables, "2 sandboxed random bots + 3 house bots"),
+                ("sandboxed", sandboxed, args.tables, "5 sandboxed random bots: 4 seats a game"),
                 ("thinking", thinking, args.think_tables, "5 sandboxed random bots, 10 ms each"),
             ]
             print("(load: the 1-minute load average as each run ended, its own processes included)")
@@ -342,17 +355,19 @@ def main() -> None:
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} (1 min)")
 
 
-def bots(db: Database, runtime: Runtime, root: Path) -> tuple[list[str], list[str]]:
-    """The two loads' entrants: two random bots and three house bots; five random bots that
-    think 10 ms (copies of the sample bot made in ``root``, never in the repository)."""
+def bots(db: Database, runtime: Runtime, root: Path) -> tuple[list[str], ...]:
+    """The loads' entrants: two random bots and three house bots; five random bots (every
+    seat sandboxed); five random bots that think 10 ms (copies of the sample bot made in
+    ``root``, never in the repository)."""
     sample = ROOT / "sample_bots" / "random"
+
+    def copies(prefix: str, think: str = "") -> list[str]:
+        folders = [copy_bot(sample, root / f"{prefix}{i}", think) for i in range(1, 6)]
+        return [register_bot(db, runtime, f, validate=False).ref for f in folders]
+
     light = [register_bot(db, runtime, sample, validate=False).ref]
     light.append(register_bot(db, runtime, copy_bot(sample, root / "random2"), validate=False).ref)
-    thinking = [
-        register_bot(db, runtime, copy_bot(sample, root / f"think{i}", THINK), validate=False).ref
-        for i in range(1, 6)
-    ]
-    return [*light, *HOUSE], thinking
+    return [*light, *HOUSE], copies("sandboxed"), copies("think", THINK)
 
 
 THINK = """
@@ -429,6 +444,8 @@ def run_load(
         print(f"closing the kernel channels: {alone / open_alone:.2f}x the time  (target <= 1.10)")
     for name, seconds in results.items():
         print(f"  {name:30} {60 / seconds:7.1f} matches/min  load {load_after[name]:.1f}")
+    cpu = ", ".join(f"{n} worker{'s' * (n > 1)} {s:.2f}" for n, s in sorted(CPU_PER_MATCH.items()))
+    print(f"host CPU seconds per match on celery (every process: bots, referee, databases): {cpu}")
     e1, e2 = results["embedded executor, 1 worker"], results["embedded executor, 2 workers"]
     c1, c2 = results["celery, 1 worker"], results["celery, 2 workers"]
     print(f"celery / embedded: {e1 / c1:.2f} (1 worker), {e2 / c2:.2f} (2)  (target >= 0.85)")

@@ -3,7 +3,11 @@
 1. **Placement.** A version with fewer than the placement quota of matches (scheduled ones
    count) is seated first, fewest first, with three opponents spread across the current
    ranking: one from each third, at a point of the third that moves on by the golden ratio
-   with every placement match, so eight matches meet opponents from top to bottom.
+   with every placement match, so eight matches meet opponents from top to bottom. When
+   other versions wait for placement too (a contest's first hour), two of them take two of
+   those seats (``COHORT``: three placements a table, the fourth seat from a third of the
+   ranking that turns with every match), so a crowd of newcomers is placed in a third of
+   the tables.
 2. **Unsure places.** Otherwise :func:`arena.tournaments.adaptive.extra_tables` draws the
    tables of overlapping neighbours (and their anchor), no pair of bots meeting more than
    twice its fair share of the ladder's matches while another table can be drawn; a pair
@@ -43,6 +47,7 @@ from arena.tournaments.adaptive import (
 from arena.tournaments.owners import Owners, apart
 
 GOLDEN = (math.sqrt(5) - 1) / 2
+COHORT = 3  # versions placed at one table, when that many wait
 FAIR_SHARE_CAP = 2.0  # a pair may meet up to this many times its fair share
 
 
@@ -135,27 +140,50 @@ def _placement(
     seats: dict[str, list[int]],
     quota: int,
 ) -> Seats | None:
-    """The next placement table: the entrant shortest of its quota and three opponents
-    from across the ranking (None when every entrant that can be seated is placed)."""
+    """The next placement table: the entrant shortest of its quota, up to ``COHORT - 1``
+    more waiting for placement, and opponents from across the ranking (None when every
+    entrant that can be seated is placed)."""
     ranking = sorted(standings, key=lambda r: (-r.elo, r.name))
-    for name in unplaced(LadderState(standings, matches, {}, anchors=state.anchors), quota):
-        opponents = _spread(name, ranking, matches[name], state.owners)
+    short = unplaced(LadderState(standings, matches, {}, anchors=state.anchors), quota)
+    placed = [r for r in ranking if r.name not in short]
+    for name in short:
+        cohort = _cohort(name, short, state.owners)
+        opponents = _spread(name, placed, matches[name], state.owners, cohort) if cohort else None
+        if opponents is None:  # alone, or no placed bot can sit with the cohort
+            opponents = _spread(name, ranking, matches[name], state.owners)
         if opponents is not None:
             window = [r for r in ranking if r.name in {name, *opponents}]
             return seat_table(window, seats)
     return None
 
 
-def _spread(name: str, ranking: Sequence[Ranked], nth: int, owners: Owners) -> list[str] | None:
-    """Three opponents for ``name``'s ``nth`` placement match: one near a point of each
-    third of the ranking (a newcomer not yet rated stands at 1500, mid-table), all of different
-    owners; None if no three can sit with it."""
-    others = [r.name for r in ranking if r.name != name]
-    if len(others) < SEATS - 1:
+def _cohort(name: str, short: Sequence[str], owners: Owners) -> list[str]:
+    """Other entrants waiting for placement to sit with ``name``, fewest matches first, all
+    of different owners."""
+    cohort: list[str] = []
+    for other in short:
+        if len(cohort) == COHORT - 1:
+            break
+        if other != name and apart([name, *cohort, other], owners):
+            cohort.append(other)
+    return cohort
+
+
+def _spread(
+    name: str, ranking: Sequence[Ranked], nth: int, owners: Owners, cohort: Sequence[str] = ()
+) -> list[str] | None:
+    """``name``'s opponents for its ``nth`` placement match: ``cohort``, then one near a point
+    of each third of ``ranking`` (a newcomer not yet rated stands at 1500, mid-table) for
+    each seat left, the thirds turning with ``nth``, all of different owners; None if no
+    such table can be drawn."""
+    others = [r.name for r in ranking if r.name != name and r.name not in cohort]
+    left = SEATS - 1 - len(cohort)
+    if len(others) < left:
         return None
     offset = (nth * GOLDEN) % 1.0
-    chosen: list[str] = []
-    for third in range(SEATS - 1):
+    thirds = range(SEATS - 1) if not cohort else [(nth + k) % (SEATS - 1) for k in range(left)]
+    chosen: list[str] = list(cohort)
+    for third in thirds:
         target = (third + offset) * len(others) / (SEATS - 1)
         by_distance = sorted(range(len(others)), key=lambda i: (abs(i - target), i))
         pick = next(

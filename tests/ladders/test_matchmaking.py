@@ -38,6 +38,21 @@ def test_a_new_version_is_placed_first_against_the_whole_ranking() -> None:
     assert max(opponents.values()) <= 4
 
 
+def test_a_crowd_of_newcomers_is_placed_three_a_table_with_the_ranking_in_the_fourth() -> None:
+    """Six new versions: three of them a table, the fourth seat from a third of the ranking
+    that turns, so the six have their eight matches in 16 tables, not 48."""
+    crowd = [Ranked(f"n{i}", 1500, 1100, 1900, 0) for i in range(6)]
+    state = ladder([*PLACED, *crowd], {r.name: 0 for r in crowd})
+    tables = next_tables(state, 16, KNOBS)
+    new = {r.name for r in crowd}
+    assert all(len(new & set(t)) >= 3 for t in tables)
+    assert all(n >= 8 for n in Counter(n for t in tables for n in t if n in new).values())
+    fourth = sorted(int(n[1:]) for t in tables for n in t if n not in new)
+    assert len(fourth) >= 15 and fourth[0] <= 2 and fourth[-1] >= 6  # top and bottom thirds
+    after = ladder([*PLACED, *crowd], {r.name: 8 for r in crowd})
+    assert not any(new & set(t) == new for t in next_tables(after, 4, KNOBS))  # placed
+
+
 def test_placement_counts_scheduled_matches_and_then_stops() -> None:
     state = ladder([*PLACED, NEWCOMER], {"new": 6})
     tables = next_tables(state, 4, KNOBS)
