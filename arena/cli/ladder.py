@@ -171,6 +171,8 @@ def _headline(view: LadderView) -> str:
         "settled": "settled (every neighbour separated or every interval narrow): "
         "it rests until a version arrives or a bot is retired",
         "paused": "paused by an organiser (`arena ladder resume`)",
+        "waiting": "waiting: nothing has played its matches for five minutes (start "
+        "`arena ladder run` here, or `arena worker` on a cluster)",
     }[view.state]
     wait = view.wait_s()
     eta = f"; a new version's first match in about {wait / 60:.0f} min" if wait else ""

@@ -8,26 +8,31 @@ from __future__ import annotations
 
 import math
 import statistics
+import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from arena.bots.protocols import protocol_of
-from arena.ladders.entrants import DEFAULT_LADDER
+from arena.ladders.entrants import DEFAULT_LADDER, current_versions
 from arena.ladders.feed import ladder_state
 from arena.ladders.matchmaking import LadderState, settled, unplaced
 from arena.readmodels.leaderboard import Leaderboard, drawn
 from arena.store import BotVersion, Match, RatingSnapshot, owners_of, progress
 from arena.store.ladders import get_ladder, ladder_of_tournament, list_ladders
-from arena.store.models import Ladder
+from arena.store.models import Ladder, utcnow
+from arena.tournaments.cache import CACHE
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import cached_standings, model_for, scale_note
 
 RECENT_MATCHES = 20  # the matches whose mean length estimates a wait
+IDLE_AFTER_S = 300  # no match taken, ended or scheduled this long: nothing plays the ladder
+IDLE_CHECK_S = 60  # how stale a cached "playing" may be
 
 
 @dataclass(frozen=True)
@@ -195,11 +200,24 @@ def bot_places(s: Session, bot_id: int) -> list[LadderPlace]:
 
 
 def ladder_view(s: Session, name: str) -> LadderView:
+    """The ladder's table, built once per change of its matches' statuses, its entrants or
+    its settings (a crowd reading the front page, the ladder and the bot pages between two
+    results costs one build, not one a request)."""
     ladder = get_ladder(s, name)
-    state = ladder_state(s, ladder)
+    current = current_versions(s, ladder)
+    entrants = [v.id for v in current]
+    counts = sorted(progress(s, ladder.tournament_id).items())
+    knobs = (ladder.paused, ladder.depth, ladder.matches_per_hour, ladder.placement_matches)
+    kind = f"ladder-view {name} {counts} {entrants} {knobs} {ladder.settle_half_width}"
+    kind += f" {int(time.time() // IDLE_CHECK_S)}"  # "playing" or "waiting" goes with time
+    return CACHE.get(s, kind, ladder.tournament_id, lambda: _ladder_view(s, ladder, current))
+
+
+def _ladder_view(s: Session, ladder: Ladder, current: list[BotVersion]) -> LadderView:
+    state = ladder_state(s, ladder, current)
     fitted = {st.bot_version_id: st for st in cached_standings(s, ladder.tournament_id)}
-    current = [int(r.name) for r in state.standings]  # contestants and anchors
-    versions = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(current)))}
+    seated = [int(r.name) for r in state.standings]  # contestants and anchors
+    versions = {v.id: v for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(seated)))}
     owners = owners_of(s, {v.bot_id for v in versions.values()})
     # played, not scheduled: a version is ranked once its placement matches are played
     played = Counter(state.matches)
@@ -237,7 +255,7 @@ def ladder_view(s: Session, name: str) -> LadderView:
         ladder.name,
         ladder.tournament_id,
         TournamentSpec.from_row(ladder.tournament).rules.name,
-        _state(ladder, state, bool(unplaced(state, quota))),
+        _state(s, ladder, state, bool(unplaced(state, quota))),
         ladder.placement_matches,
         ladder.depth,
         ladder.matches_per_hour,
@@ -266,14 +284,31 @@ def _order(e: LadderEntry) -> tuple[float, str]:
     return (-(e.elo or 0.0), e.ref)
 
 
-def _state(ladder: Ladder, state: LadderState, placing: bool) -> str:
-    """Paused; playing (matches in flight or to place); else settled when the matchmaker
-    would schedule nothing."""
+def _state(s: Session, ladder: Ladder, state: LadderState, placing: bool) -> str:
+    """Paused; waiting when it has matches to play and nothing has played one for
+    ``IDLE_AFTER_S`` (no worker, no ``arena ladder run``); playing (matches in flight or to
+    place); else settled when the matchmaker would schedule nothing."""
     if ladder.paused:
         return "paused"
+    if state.in_flight and not _played_lately(s, ladder):
+        return "waiting"
     if placing or state.in_flight or len(state.standings) < 4:
         return "playing"
     return "settled" if settled(state.standings, ladder.settle_half_width) else "playing"
+
+
+def _played_lately(s: Session, ladder: Ladder) -> bool:
+    """A match of the ladder is under a live lease, or one ended within ``IDLE_AFTER_S``, or
+    the first ones were scheduled within it (a worker may not have taken them yet)."""
+    now = utcnow()
+    since = now - timedelta(seconds=IDLE_AFTER_S)
+    mine = Match.tournament_id == ladder.tournament_id
+    live = or_(
+        and_(Match.status == "running", Match.lease_expires_at > now),
+        Match.finished_at > since,
+        Match.created_at > since,
+    )
+    return s.scalar(select(Match.id).where(mine, live).limit(1)) is not None
 
 
 def _match_seconds(s: Session, ladder: Ladder) -> float | None:

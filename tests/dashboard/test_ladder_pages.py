@@ -8,16 +8,17 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from arena.config import Settings
-from arena.readmodels.ladder import LadderView, ladder_view
+from arena.readmodels.ladder import IDLE_AFTER_S, LadderView, ladder_view
 from arena.runtime import Runtime
-from arena.store import Database, User, create_tournament, issue_token
-from arena.store.models import BotVersion, Ladder
+from arena.store import Database, Match, User, claim_match, create_tournament, issue_token
+from arena.store.models import BotVersion, Ladder, utcnow
 from arena.tournaments.cache import CACHE
 from arena.tournaments.spec import TournamentSpec
 from dashboard import create_app
@@ -192,6 +193,27 @@ def test_the_api_lists_and_shows_ladders(client, db, ladder):
     assert body["state"] == "playing" and body["placement_matches"] == PLACEMENT
     missing = client.get("/api/v1/ladders/nowhere")
     assert missing.status_code == 404 and "no ladder named" in missing.get_json()["error"]
+
+
+def test_a_ladder_nothing_plays_says_it_waits_and_plays_again_once_a_match_is_taken(
+    client, db, ladder
+):
+    """Matches in flight, none taken, ended or scheduled for five minutes: "waiting" (no
+    worker, no ladder run), not "playing"; a match under a live lease: "playing" again."""
+    long_ago = utcnow() - timedelta(seconds=IDLE_AFTER_S + 60)
+    with db.session() as s:
+        s.execute(update(Match).values(created_at=long_ago, finished_at=long_ago))
+    CACHE.clear()
+    assert client.get("/api/v1/ladders/pagat").get_json()["state"] == "waiting"
+    page = client.get("/ladders/pagat").get_data(as_text=True)
+    assert "nothing has played one for five minutes" in page and "arena worker" in page
+    with db.session() as s:
+        tid = s.scalar(select(Ladder.tournament_id).where(Ladder.name == "pagat"))
+        pending = s.scalar(
+            select(Match.id).where(Match.tournament_id == tid, Match.status == "pending")
+        )
+        assert claim_match(s, pending, "somewhere:1") is not None
+    assert client.get("/api/v1/ladders/pagat").get_json()["state"] == "playing"
 
 
 def _paused(db: Database) -> bool:
