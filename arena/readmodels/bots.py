@@ -26,6 +26,7 @@ from arena.store import (
     owners_of,
 )
 from arena.store.ladders import list_ladders
+from arena.tournaments.cache import CACHE
 
 RECENT = 20
 FAULT_MATCHES = 10  # per kind of fault, the newest matches the bot page links to
@@ -121,9 +122,16 @@ def _summary(
 
 
 def bot_page(s: Session, bot_id: int) -> BotPage:
+    """Built once per results version and change of the bot's versions (a new one, a
+    verdict, a retirement): a crowd on a bot's page after a result costs one build."""
     bot = s.get(Bot, bot_id)
     if bot is None:
         raise StoreError(f"no bot with id {bot_id}")
+    shape = [(v.id, v.status) for v in bot.versions], bot.retired_at
+    return CACHE.get(s, f"bot-page {bot_id} {shape}", None, lambda: _bot_page(s, bot))
+
+
+def _bot_page(s: Session, bot: Bot) -> BotPage:
     ids = [v.id for v in bot.versions]
     trusted = _trusted(s, bot.versions)
     versions = [
