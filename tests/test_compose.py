@@ -514,8 +514,7 @@ def _composes() -> list[list[str]]:
 def test_compose_config_takes_every_setup(files, profiles, env, tmp_path) -> None:
     """`config` as each installed compose runs it (dummy secrets: only their paths count)."""
     composes = _composes()
-    if not composes:
-        pytest.skip("neither docker-compose nor the docker compose plugin is installed here")
+    need(bool(composes), "neither docker-compose nor the docker compose plugin is installed")
     for name in ("db_password", "redis_password", "secret_key"):
         (tmp_path / name).write_text("dummy\n")
     given = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "COMPOSE_"))}
