@@ -42,11 +42,13 @@ RECOVERY_QUEUE = "arena.recovery"  # every worker takes it, beside its match que
 # ``--no-audit``), and last: its jobs are sent at the lowest priority, which Redis serves
 # only once no other job waits in any queue of the worker.
 AUDIT_QUEUE = "audit"
-# Job priorities, which Redis serves across every queue of a worker (0 first; its steps are
-# 0, 3, 6, 9): a validation or a build (sent at 0, the default) goes before any match, so an
-# upload's verdict never waits behind the ladder; a ladder match that places a new version,
-# and a match whose worker was lost (it has waited a lease already), go before the others;
-# the audit's judging waits for everything else.
+# Job priorities, which Redis serves across every queue of a worker (0 first, 9 last;
+# ``workers.app`` keeps all ten steps): a validation or a build (sent at 0, the default) goes
+# before any match, so an upload's verdict never waits behind the ladder; a match whose
+# worker was lost next (it has waited already, and a ladder's queue never empties), then a
+# ladder match that places a new version, then the others; the audit's judging waits for
+# everything else.
+LOST_PRIORITY = 1
 PLACEMENT_PRIORITY = 3
 MATCH_PRIORITY = 6
 AUDIT_PRIORITY = 9
@@ -154,13 +156,15 @@ def matches_to_send(
                     .execution_options(synchronize_session=False)
                 )
             )
-        ahead = _placing(s, tournament_id, {m: seats for m, seats, _, _ in rows})
-        ahead.update(m for m, _, _, lost in rows if lost)
-    return [
-        Job(m, queues[m], PLACEMENT_PRIORITY if m in ahead else MATCH_PRIORITY)
-        for m in chosen
-        if m in marked
-    ]
+        placing = _placing(s, tournament_id, {m: seats for m, seats, _, _ in rows})
+        lost = {m for m, _, _, was_lost in rows if was_lost}
+    return [Job(m, queues[m], _priority(m, lost, placing)) for m in chosen if m in marked]
+
+
+def _priority(match_id: int, lost: set[int], placing: set[int]) -> int:
+    if match_id in lost:
+        return LOST_PRIORITY
+    return PLACEMENT_PRIORITY if match_id in placing else MATCH_PRIORITY
 
 
 def _placing(s: Session, tournament_id: int, seats: dict[int, list[int]]) -> set[int]:

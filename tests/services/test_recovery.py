@@ -20,8 +20,8 @@ from arena.store.db import database_down
 from arena.store.models import utcnow
 from arena.tournaments import run as run_module
 from arena.tournaments.dispatch import (
+    LOST_PRIORITY,
     MATCH_PRIORITY,
-    PLACEMENT_PRIORITY,
     Job,
     matches_to_send,
     recover,
@@ -121,7 +121,7 @@ def test_a_deep_queue_holds_back_jobs_that_may_wait_in_it_not_lost_or_unsent_one
     assert recover(db, LEASE_S, busy, sent) == {tid: 2}
     assert sorted(sent.jobs) == sorted([(lost, "arena"), (never, "arena")])
     assert not {m for m, _ in sent.jobs} & set(waiting)
-    assert sent.priorities == {lost: PLACEMENT_PRIORITY, never: MATCH_PRIORITY}
+    assert sent.priorities == {lost: LOST_PRIORITY, never: MATCH_PRIORITY}
     with db.session() as s:  # a lease later, its new job still waiting: left alone now
         s.execute(
             update(Match)
@@ -259,7 +259,7 @@ def test_a_restarted_worker_frees_what_its_dead_processes_on_this_host_held(db, 
     sent = Sent()
     recover(db, LEASE_S, busy, sent)  # a deep queue: the freed match goes all the same
     assert dead in {m for m, _ in sent.jobs} and not {live, elsewhere} & set(sent.priorities)
-    assert sent.priorities[dead] == PLACEMENT_PRIORITY
+    assert sent.priorities[dead] == LOST_PRIORITY
     with db.session() as s:
         assert claim_match(s, dead, f"{host}:{os.getpid()}") is not None
         assert claim_match(s, live, "another:2") is None
