@@ -52,6 +52,7 @@ from stack import (  # benchmarks/stack.py, beside this file
 PASSWORD = "contest-day-password"
 OVERSIZED = 65 * 1024 * 1024
 GRACE_S = 180  # after the last upload: verdicts still due, placements going on
+TRIES = 10  # an upload answered 503 (Retry-After) or not at all is sent again, up to this
 QUIET_AFTER_S = 10  # a fault's window lasts this long after it ends
 BOT = """from arena.sdk import Bot, serve
 
@@ -89,6 +90,7 @@ class Upload:
     at_s: float  # planned, from the start
     version_id: int | None = None
     status: int = 0  # HTTP status of the upload
+    retries: int = 0  # sent again after a 503 or a refused connection
     verdict: str = ""
     latency_s: float | None = None
     error: str = ""
@@ -279,10 +281,19 @@ def run_upload(port: int, token: str, upload: Upload, version: str, seed: int) -
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/zip"}
     headers["Content-Length"] = str(len(data))
     begun = time.monotonic()
-    try:
-        status, body, _ = web.request("POST", f"/api/v1/bots/{name}/versions", data, headers)
-    except OSError as exc:
-        upload.error = f"no answer: {exc!r}"
+    for attempt in range(TRIES):  # as a client should: again after a 503 or a refused connection
+        try:
+            status, body, answer = web.request(
+                "POST", f"/api/v1/bots/{name}/versions", data, headers
+            )
+        except OSError as exc:
+            status, body, answer = 0, repr(exc).encode(), {}
+        if status not in (0, 503) or attempt == TRIES - 1:
+            break
+        upload.retries += 1
+        time.sleep(float(answer.get("Retry-After", 2)))
+    if status == 0:
+        upload.error = f"no answer: {body.decode()}"
         return
     upload.status = status
     reply = _json(body)
@@ -613,6 +624,7 @@ class LadderWatch:
     def __init__(self, platform: Platform, start: float) -> None:
         self.platform, self.start = platform, start
         self.samples: list[tuple[float, int]] = []
+        self.placed: list[tuple[float, int, int]] = []  # (s, placed, contestant bots)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -630,6 +642,7 @@ class LadderWatch:
                 "m.tournament_id WHERE m.status = 'done'"
             )[0][0]
             self.samples.append((time.time() - self.start, done))
+            self.placed.append((time.time() - self.start, *placements(self.platform)))
 
 
 def summarise(platform, args, start, plan, faults, ladder, tracks) -> dict:
@@ -697,7 +710,9 @@ def summarise(platform, args, start, plan, faults, ladder, tracks) -> dict:
         verdicts = Counter(u.verdict or u.error or "none" for u in group)
         latencies = [u.latency_s for u in group if u.latency_s is not None]
         q = f"p50 {_q(latencies, 50):.1f} s, p95 {_q(latencies, 95):.1f} s" if latencies else ""
-        print(f"  {kind:<10} {len(group):3d}  {dict(verdicts)}  {q}")
+        again = sum(u.retries for u in group)
+        again_note = f"  ({again} sent again)" if again else ""
+        print(f"  {kind:<10} {len(group):3d}  {dict(verdicts)}  {q}{again_note}")
         report["uploads"][kind] = {
             "verdicts": dict(verdicts),
             "p50_s": _q(latencies, 50),
@@ -712,34 +727,44 @@ def summarise(platform, args, start, plan, faults, ladder, tracks) -> dict:
     unanswered = [u for u in plan if not u.verdict or u.verdict == "no verdict"]
     report["integrity"]["unanswered_uploads"] = len(unanswered)
 
-    placement = platform.sql("SELECT placement_matches FROM ladders WHERE name = 'pagat'")[0][0]
-    rows = platform.sql(
-        "SELECT b.name, v.id, count(m.id) FILTER (WHERE m.status = 'done') FROM bot_versions v "
-        "JOIN bots b ON b.id = v.bot_id LEFT JOIN matches m ON m.seats::jsonb @> to_jsonb(v.id) "
-        "AND m.tournament_id = (SELECT tournament_id FROM ladders WHERE name = 'pagat') "
-        "WHERE v.status = 'valid' AND NOT (v.manifest::jsonb ? 'house') AND v.id IN "
-        "(SELECT max(id) FROM bot_versions WHERE status = 'valid' GROUP BY bot_id) "
-        "GROUP BY b.name, v.id"
-    )
-    placed = sum(1 for _, _, n in rows if n >= placement)
+    placed, bots = placements(platform)
+    quota = platform.sql("SELECT placement_matches FROM ladders WHERE name = 'pagat'")[0][0]
+    last = next((at for at, n, of in ladder.placed if n == of == bots), None)
     samples = ladder.samples
     minutes = (samples[-1][0] - samples[0][0]) / 60 if len(samples) > 1 else 0
     rate = (samples[-1][1] - samples[0][1]) / minutes if minutes else 0
+    when = f", all of them {last:.0f} s after the start" if last is not None else ""
     print(
         f"\nladder: {samples[-1][1] if samples else 0} matches played, {rate:.1f} a minute; "
-        f"{placed} of {len(rows)} contestant bots placed ({placement} matches each)"
+        f"{placed} of {bots} contestant bots placed ({quota} matches each){when} "
+        f"(uploads over the first {args.minutes * 60:.0f} s)"
     )
     report["ladder"] = {
         "matches": samples[-1][1] if samples else 0,
         "per_minute": rate,
         "placed": placed,
-        "bots": len(rows),
+        "bots": bots,
+        "all_placed_at_s": last,
     }
 
     integrity = check_integrity(platform, plan)
     report["integrity"].update(integrity)
     print("integrity: " + ", ".join(f"{k} {v}" for k, v in report["integrity"].items()))
     return report
+
+
+def placements(platform: Platform) -> tuple[int, int]:
+    """(placed, all): the contestants' current versions with their placement matches done."""
+    rows = platform.sql(
+        "SELECT count(m.id) FILTER (WHERE m.status = 'done') FROM bot_versions v "
+        "LEFT JOIN matches m ON m.seats::jsonb @> to_jsonb(v.id) "
+        "AND m.tournament_id = (SELECT tournament_id FROM ladders WHERE name = 'pagat') "
+        "WHERE v.status = 'valid' AND NOT (v.manifest::jsonb ? 'house') AND v.id IN "
+        "(SELECT max(id) FROM bot_versions WHERE status = 'valid' GROUP BY bot_id) "
+        "GROUP BY v.id"
+    )
+    quota = platform.sql("SELECT placement_matches FROM ladders WHERE name = 'pagat'")[0][0]
+    return sum(1 for (n,) in rows if n >= quota), len(rows)
 
 
 def check_integrity(platform: Platform, plan: list[Upload]) -> dict:
