@@ -44,6 +44,7 @@ from arena.tournaments.dispatch import (
     matches_to_send,
     recover,
     recovery_every_s,
+    send_freed,
 )
 from arena.tournaments.executor import release_dead_holders, worker_name
 from arena.tournaments.run import OUTAGE_WAIT_S, play_until_stopped
@@ -131,7 +132,7 @@ def _recover_at_start(**_kwargs) -> None:
     try:
         if freed := release_dead_holders(db):
             log.warning("matches %s of a killed worker on this host: played again now", freed)
-            recover(db, runtime.settings.lease_s, idle_queues(), send_match)
+            send_freed(db, freed, send_match)
         requeue_stale(db, _validations(db, runtime), timeout)
     except DBAPIError as exc:
         if not database_down(exc):

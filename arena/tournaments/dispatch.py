@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import timedelta
 from typing import Any, NamedTuple
 
@@ -115,16 +115,20 @@ def matches_to_send(
     tournament_id: int,
     resend_after_s: float | None = None,
     idle: Idle | None = None,
+    freed: Collection[int] = (),
 ) -> list[Job]:
     """The jobs of claimable matches never sent, or (with ``resend_after_s``) sent
     that long ago — those only while their queue is ``idle``, when given, unless their
-    worker took their job and was lost (``TAKEN_AND_LOST``); marks them sent.
+    worker took their job and was lost (``TAKEN_AND_LOST``) — and the ``freed`` ones,
+    whose lost worker is known dead, however recently sent; marks them sent.
     The mark is a conditional UPDATE: two senders at once (two beats, a follower and a
     worker) send each match once."""
     now = utcnow()
     due: ColumnElement[bool] = Match.queued_at.is_(None)
     if resend_after_s is not None:
         due = or_(due, Match.queued_at < now - timedelta(seconds=resend_after_s))
+    if freed:
+        due = or_(due, Match.id.in_(freed))
     with db.session() as s:
         rows = s.execute(
             select(Match.id, Match.seats, Match.queued_at, TAKEN_AND_LOST)
@@ -157,7 +161,7 @@ def matches_to_send(
                 )
             )
         placing = _placing(s, tournament_id, {m: seats for m, seats, _, _ in rows})
-        lost = {m for m, _, _, was_lost in rows if was_lost}
+        lost = {m for m, _, _, was_lost in rows if was_lost or m in freed}
     return [Job(m, queues[m], _priority(m, lost, placing)) for m in chosen if m in marked]
 
 
@@ -227,6 +231,18 @@ def recover_tournament(
     if sent:
         log.info("tournament %s: %s matches sent again", tournament_id, sent)
     return sent
+
+
+def send_freed(db: Database, match_ids: Collection[int], send: Send) -> int:
+    """Send again at once the matches whose worker is known dead (their leases ended:
+    ``arena.tournaments.executor.release_dead_holders``), ahead of the queue; how many."""
+    with db.session(read_only=True) as s:
+        query = select(Match.tournament_id).where(Match.id.in_(match_ids)).distinct()
+        tournaments = list(s.scalars(query))
+    jobs = [j for t in tournaments for j in matches_to_send(db, t, freed=match_ids)]
+    for job in jobs:
+        send(job)
+    return len(jobs)
 
 
 def recover(db: Database, lease_s: float, idle: Idle, send: Send) -> dict[int, int]:

@@ -25,6 +25,7 @@ from arena.tournaments.dispatch import (
     Job,
     matches_to_send,
     recover,
+    send_freed,
     sent_tournaments,
 )
 from arena.tournaments.executor import release_dead_holders
@@ -255,11 +256,12 @@ def test_a_restarted_worker_frees_what_its_dead_processes_on_this_host_held(db, 
     with db.session() as s:
         for match_id, worker in holders.items():
             assert claim_match(s, match_id, worker, lease_s=600) is not None
+    with db.session() as s:  # its job was sent just now: the recovery would wait a lease
+        s.execute(update(Match).where(Match.id == dead).values(queued_at=utcnow()))
     assert release_dead_holders(db) == [dead]
     sent = Sent()
-    recover(db, LEASE_S, busy, sent)  # a deep queue: the freed match goes all the same
-    assert dead in {m for m, _ in sent.jobs} and not {live, elsewhere} & set(sent.priorities)
-    assert sent.priorities[dead] == LOST_PRIORITY
+    assert send_freed(db, [dead], sent) == 1  # at once all the same, ahead of the queue
+    assert sent.jobs == [(dead, "arena")] and sent.priorities[dead] == LOST_PRIORITY
     with db.session() as s:
         assert claim_match(s, dead, f"{host}:{os.getpid()}") is not None
         assert claim_match(s, live, "another:2") is None
