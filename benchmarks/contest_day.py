@@ -798,7 +798,7 @@ def check_integrity(platform: Platform, plan: list[Upload]) -> dict:
 
 def _outage_lines(platform: Platform) -> list[str]:
     text = (platform.logs / "dashboard").read_text(errors="replace")
-    return [line for line in text.splitlines() if "database" in line.lower() and '"' not in line]
+    return [line for line in text.splitlines() if line.startswith("database outage")]
 
 
 def _tracebacks(platform: Platform) -> int:
