@@ -35,6 +35,7 @@ import zipfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote_plus
 
 import psycopg
 from stack import (  # benchmarks/stack.py, beside this file
@@ -158,7 +159,7 @@ class Http:
         _, html, _ = self.request("GET", page)
         found = re.search(rb'name="csrf_token" value="([^"]+)"', html)
         fields = {**fields, "csrf_token": found.group(1).decode() if found else ""}
-        body = "&".join(f"{k}={_quote(v)}" for k, v in fields.items()).encode()
+        body = "&".join(f"{k}={quote_plus(v)}" for k, v in fields.items()).encode()
         status, data, _ = self.request(
             "POST", path, body, {"Content-Type": "application/x-www-form-urlencoded"}
         )
@@ -168,12 +169,6 @@ class Http:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
-
-
-def _quote(value: str) -> str:
-    from urllib.parse import quote_plus
-
-    return quote_plus(value)
 
 
 # ---------------------------------------------------------------- the stack

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
@@ -105,26 +105,22 @@ class PlatformCollector(Collector):
             depths = self.depths.get()
             up.add_metric(["broker"], 0 if depths is None else 1)
             if depths is not None:
-                queued = GaugeMetricFamily(
+                yield _labelled(
                     "arena_queue_depth",
                     "Jobs waiting in each broker queue (not those a worker holds)",
-                    labels=["queue"],
+                    "queue",
+                    dict(sorted(depths.items())),
                 )
-                for queue, count in sorted(depths.items()):
-                    queued.add_metric([queue], count)
-                yield queued
         yield up
 
 
 def _stats_metrics(stats: PlatformStats) -> Iterator[Metric]:
-    matches = GaugeMetricFamily(
+    yield _labelled(
         "arena_matches",
         "Matches in the database by status (done: played; failed: given up after its attempts)",
-        labels=["status"],
+        "status",
+        stats.matches,
     )
-    for status, count in stats.matches.items():
-        matches.add_metric([status], count)
-    yield matches
     durations = stats.match_seconds
     buckets = [(floatToGoString(bound), count) for bound, count in durations.buckets]
     yield HistogramMetricFamily(
@@ -133,14 +129,12 @@ def _stats_metrics(stats: PlatformStats) -> Iterator[Metric]:
         buckets=[*buckets, ("+Inf", durations.count)],
         sum_value=durations.total,
     )
-    versions = GaugeMetricFamily(
+    yield _labelled(
         "arena_bot_versions",
         "Bot versions by validation verdict (pending: not judged yet)",
-        labels=["status"],
+        "status",
+        stats.versions,
     )
-    for status, count in stats.versions.items():
-        versions.add_metric([status], count)
-    yield versions
     yield GaugeMetricFamily(
         "arena_validation_oldest_pending_seconds",
         "How long the oldest pending bot version has waited since its validation started "
@@ -153,6 +147,14 @@ def _stats_metrics(stats: PlatformStats) -> Iterator[Metric]:
         "sandbox or before it)",
         value=stats.start_failures,
     )
+
+
+def _labelled(name: str, text: str, label: str, counts: Mapping[str, float]) -> Metric:
+    """A gauge with one sample per key of ``counts``."""
+    gauge = GaugeMetricFamily(name, text, labels=[label])
+    for key, count in counts.items():
+        gauge.add_metric([key], count)
+    return gauge
 
 
 class DashboardMetrics:
