@@ -44,26 +44,44 @@ def add(path: Path, no_validate: bool) -> None:
     click.echo(printable(f"{version.ref} (id {version.id}) is {version.status}"))
 
 
+LIST_COLUMNS = ("bot id", "bot", "version", "version id", "owner", "status", "language", "reason")
+LIST_LEGEND = (
+    "bot id: the bot's, as its page takes it (/bots/ID, /api/v1/bots/ID); version id: one "
+    "version's (/api/v1/versions/ID). --bots takes a bot's name (its latest valid version), "
+    "NAME@VERSION or a version id; retire and restore take the name."
+)
+
+
 @bot.command("list")
 def list_command() -> None:
-    """Every bot and its versions."""
+    """Every bot and its versions, with both ids: the bot's and each version's."""
     with user_errors():
         _, db = runtime_and_db()
         with db.session(read_only=True) as s:
             bots = list_bots(s)
             owners = owners_of(s, [b.id for b in bots])
             rows = [
-                (v.id, v.ref, owners[b.id], _status(b, v), _reason(v), v.manifest.get("language"))
+                (
+                    str(b.id),
+                    b.name,
+                    v.version,
+                    str(v.id),
+                    owners[b.id],
+                    _status(b, v),
+                    v.manifest.get("language") or "",
+                    _reason(v)[:80],
+                )
                 for b in bots
                 for v in b.versions
             ]
     table = Table(title="Bots")
-    for column in ("id", "bot", "owner", "status", "language", "reason"):
+    for column in LIST_COLUMNS:
         table.add_column(column)
-    for vid, ref, owner, status, reason, language in rows:
-        cells = (ref, owner, status, language or "", reason[:80])
-        table.add_row(str(vid), *map(literal, cells))
-    Console().print(table)
+    for row in rows:
+        table.add_row(*map(literal, row))
+    console = Console()
+    console.print(table)
+    console.print(LIST_LEGEND, style="dim")
 
 
 def _status(bot: Bot, version: BotVersion) -> str:

@@ -73,7 +73,7 @@ def bot_count(home: Path) -> int:
 # --------------------------------------------------------------------------- arena bot
 
 
-def test_bot_add_validates_and_bot_list_shows_every_version(arena, sandbox):
+def test_bot_add_validates_and_bot_list_shows_every_version(arena, sandbox, tmp_path):
     out = ok(arena("bot", "add", SAMPLE_BOTS / "random"))
     assert "random@1.0.0 (id 1) is valid" in out
     assert "random@1.0.0 (id 1) is valid" in ok(arena("bot", "add", SAMPLE_BOTS / "random"))
@@ -82,12 +82,25 @@ def test_bot_add_validates_and_bot_list_shows_every_version(arena, sandbox):
     assert error.startswith("Error: services-crash-at-start@1.0 rejected: validation match: ")
     assert "start_failed" in error and "exit status 3" in error
 
+    newer = shutil.copytree(SAMPLE_BOTS / "random", tmp_path / "random-1.0.1")
+    toml = newer / "bot.toml"
+    toml.write_text(toml.read_text().replace('"1.0.0"', '"1.0.1"'))
+    ok(arena("bot", "add", "--no-validate", newer))  # bot 1's version 3
+
     listing = ok(arena("bot", "list"))
-    rows = table_rows(listing, ("random@1.0.0", "services-crash-at-start@1.0"))
-    assert re.search(r"\b1\b.*\bvalid\b.*\bpython\b", rows["random@1.0.0"])
-    assert re.search(
-        r"\brejected\b.*validation match: start_failed", rows["services-crash-at-start@1.0"]
-    )
+    table = [cells for line in listing.splitlines() if len(cells := re.split("[│┃]", line)) > 2]
+    header, *rows = [[cell.strip() for cell in cells[1:-1]] for cells in table]
+    assert header == [
+        "bot id", "bot", "version", "version id", "owner", "status", "language", "reason"
+    ]  # fmt: skip
+    # the bot's id (its page's and the API's) beside each version's
+    assert [row[:7] for row in rows] == [
+        ["1", "random", "1.0.0", "1", "operator", "valid", "python"],
+        ["1", "random", "1.0.1", "3", "operator", "valid", "python"],
+        ["2", "services-crash-at-start", "1.0", "2", "operator", "rejected", "python"],
+    ]
+    assert rows[2][7].startswith("validation match: start_failed")
+    assert "bot id: the bot's, as its page takes it (/bots/ID" in " ".join(listing.split())
 
 
 def test_bot_add_no_validate_trusts_the_bot(arena):
