@@ -23,6 +23,8 @@ from kombu.exceptions import OperationalError as BrokerError
 from sqlalchemy.exc import DBAPIError
 
 from arena import analysis_runs, audits
+from arena.comparisons.advance import advance, advance_all, comparison_of, running_tournaments
+from arena.comparisons.gate import open_gates
 from arena.config import Settings
 from arena.ladders.feed import feed, feed_all
 from arena.ops import worker_metrics
@@ -177,6 +179,8 @@ def _run_match(task: Task, match_id: int) -> str:
         if _tick_due(runtime.settings.lease_s):
             log.info("after ladder match %s: %s", match_id, recovery(db, runtime))
     else:
+        if (comparison_id := comparison_of(db, tournament_id)) is not None:
+            advance(db, comparison_id)  # its next pair, or its verdict
         finish_if_over(db, tournament_id)
         send_new_matches(db, tournament_id)
     # Last, once the next matches are out: the decision audit's judging of this one.
@@ -257,6 +261,8 @@ def recovery(db: Database, runtime: Runtime) -> str:
 
     settings = runtime.settings
     fed = feed_all(db, runtime)
+    gates = open_gates(db, runtime)
+    advance_all(db)
     idle = idle_queues()
     sent = recover(db, settings.lease_s, idle, send_match)
     timeout = timedelta(seconds=settings.validation_lost_s)
@@ -266,7 +272,8 @@ def recovery(db: Database, runtime: Runtime) -> str:
     # "N matches sent again" leads: the recovery test reads it in the workers' logs
     return (
         f"{sum(sent.values())} matches sent again (or first: new ladder matches), "
-        f"{sum(fed.values())} ladder matches scheduled, {len(restarted)} validations restarted, "
+        f"{sum(fed.values())} ladder matches scheduled, {len(gates)} comparisons started, "
+        f"{len(restarted)} validations restarted, "
         f"{hindsights} hindsights and {analyses} analyses sent again"
     )
 
@@ -293,9 +300,19 @@ def _validate(task: Task, version_id: int) -> str:
         raise task.retry(countdown=TURN_WAIT_S)
     try:
         judge = functools.partial(validate_stored, db, runtime, version_id)
-        return worker_metrics.judged(db, version_id, judge).status
+        status = worker_metrics.judged(db, version_id, judge).status
+        send_gates(db, runtime)
+        return status
     finally:
         db.patiently(lambda: _end_turn(db, version_id), OUTAGE_WAIT_S, "a validation turn")
+
+
+def send_gates(db: Database, runtime: Runtime) -> None:
+    """The comparisons a validation made due, started and their first pairs sent at once
+    (the recovery tick would, later)."""
+    if open_gates(db, runtime):
+        for tournament_id in running_tournaments(db):
+            send_new_matches(db, tournament_id)
 
 
 def _end_turn(db: Database, version_id: int) -> None:

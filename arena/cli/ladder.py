@@ -10,6 +10,7 @@ from rich.table import Table
 
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors, with_ladder
 from arena.cli.render import literal
+from arena.comparisons.play import comparison_matches
 from arena.ladders.entrants import DEFAULT_LADDER, change_ladder, open_ladder
 from arena.ladders.run import run_ladder
 from arena.readmodels.ladder import LadderEntry, LadderView, ladder_names, ladder_view
@@ -46,7 +47,8 @@ def show(name: str) -> None:
 @unsafe_no_sandbox
 def run(name: str, workers: int | None, until_settled: bool, matches: int | None) -> None:
     """Play the ladder on this machine until Ctrl-C (matches under way are given back and
-    played again by the next run or a worker)."""
+    played again by the next run or a worker), and the new versions' comparisons between
+    its rounds."""
     with user_errors():
         runtime, db = runtime_and_db()
         with_ladder(db)
@@ -72,6 +74,7 @@ def run(name: str, workers: int | None, until_settled: bool, matches: int | None
                 until_settled,
                 matches,
                 on_idle=on_idle,
+                also=lambda: comparison_matches(db, runtime),
             )
             click.echo(f"{plural(summary.played, 'match')} played")
         except KeyboardInterrupt:

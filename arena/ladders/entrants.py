@@ -1,6 +1,7 @@
 """A ladder's rows and entrants: opened once per ruleset, entered by every valid bot.
 
-The entrants are the latest valid version of every bot that is not retired and whose
+The entrants are the current version of every bot that is not retired (its newest valid
+one unless its promotion policy or its owner chose another: ``arena.comparisons``) and whose
 protocol plays the ladder's rules, plus the house anchors (``ANCHORS``: fixed, known
 strengths, so a ladder of one contestant already has a table, and ratings stay tied to the
 same bots over months)."""
@@ -19,7 +20,7 @@ from arena.game import RULESETS
 from arena.registry import house_version
 from arena.runtime import Runtime
 from arena.store import BotVersion, Database, StoreError
-from arena.store.ladders import create_ladder, enter, get_ladder, latest_versions
+from arena.store.ladders import create_ladder, enter, get_ladder, seated_versions
 from arena.store.models import Ladder
 from arena.tournaments.schedule import DEFAULT_HOUSE_BOTS
 from arena.tournaments.spec import TournamentSpec
@@ -97,7 +98,7 @@ def change_ladder(db: Database, name: str, **changes: Any) -> None:
 def current_versions(s: Session, ladder: Ladder) -> list[BotVersion]:
     """The contestants' versions the ladder seats now (house anchors not included)."""
     rules = TournamentSpec.from_row(ladder.tournament).rules
-    return [v for v in latest_versions(s) if protocol_of(v.manifest).refusal(rules) is None]
+    return [v for v in seated_versions(s) if protocol_of(v.manifest).refusal(rules) is None]
 
 
 def enter_anchors(db: Database, runtime: Runtime, ladder_id: int) -> None:

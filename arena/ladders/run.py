@@ -40,9 +40,12 @@ def run_ladder(
     max_matches: int | None = None,
     idle_s: float = IDLE_S,
     on_idle: Callable[[], None] | None = None,
+    also: Callable[[], list[int]] | None = None,
 ) -> LadderRun:
     """Play the ladder until Ctrl-C (``KeyboardInterrupt``, matches given back), until it
-    settles with nothing left to play (``until_settled``), or ``max_matches`` are played."""
+    settles with nothing left to play (``until_settled``), or ``max_matches`` are played.
+    ``also``: more matches to play here between rounds (the command line's: comparisons,
+    which a platform without workers plays where it plays its ladder)."""
     resolve_mode(runtime.policy)  # no usable sandbox: refuse before claiming any match
     sweep_leftovers(runtime.policy)
     workers = max(1, workers or os.cpu_count() or 1)
@@ -62,6 +65,8 @@ def run_ladder(
         with db.session(read_only=True) as s:
             todo = claimable_matches(s, tournament_id)
             running = progress(s, tournament_id)["running"]
+        if also is not None:
+            todo += also()
         if left is not None:
             todo = todo[:left]
         if todo:

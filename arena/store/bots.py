@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -177,14 +177,35 @@ def _check_status(status: str) -> None:
 def set_bot_status(
     s: Session, version: BotVersion | int, status: str, reason: str = ""
 ) -> BotVersion:
-    """Record the validation verdict (``reason`` says why a version was rejected)."""
+    """Record the validation verdict (``reason`` says why a version was rejected); a
+    valid version takes its bot's seat by its promotion policy (``take_seat``)."""
     _check_status(status)
     row = version if isinstance(version, BotVersion) else s.get(BotVersion, version)
     if row is None:
         raise StoreError(f"no bot version with id {version}")
     row.status, row.reason = status, reason
+    if status == "valid":
+        take_seat(s, row)
     s.flush()
     return row
+
+
+def take_seat(s: Session, version: BotVersion) -> None:
+    """A version just found valid remembers the bot's current one (which its comparison
+    will play: ``arena.comparisons``) and replaces it under the policy "now", or where
+    there was none; under the others the current one stays until the comparison or the
+    owner decides."""
+    bot = version.bot
+    current = bot.current_version_id or s.scalar(
+        select(func.max(BotVersion.id)).where(
+            BotVersion.bot_id == bot.id, BotVersion.status == "valid", BotVersion.id != version.id
+        )
+    )
+    if current == version.id:
+        return
+    version.replaces_id = current
+    if current is None or bot.promotion == "now":
+        bot.current_version_id = version.id
 
 
 def save_validation_log(s: Session, version_id: int, text: str) -> None:

@@ -1,6 +1,6 @@
 """Ladder rows and the queries the ladder's matchmaker and pages share.
 
-A ladder's entrants are not chosen by anyone: they are, at every moment, the latest valid
+A ladder's entrants are not chosen by anyone: they are, at every moment, the current
 version of every bot that is not retired (house bots aside: the ladder seats its own
 anchors). Entry rows of its tournament are appended as versions first play, and never
 removed, so an older version's games keep their entrant."""
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from arena.store.errors import StoreError
@@ -57,18 +57,27 @@ def ladder_of_tournament(s: Session, tournament_id: int) -> Ladder | None:
     return s.scalar(select(Ladder).where(Ladder.tournament_id == tournament_id))
 
 
-def latest_versions(s: Session) -> list[BotVersion]:
-    """The newest valid version of every bot that is not retired, house bots excepted."""
+def seated_versions(s: Session) -> list[BotVersion]:
+    """The version every bot that is not retired holds its ladder seats with: the one made
+    current (``Bot.current_version_id``: by its promotion policy, or its owner's choice),
+    else its newest valid one; house bots excepted."""
+    live = Bot.retired_at.is_(None)
     newest = (
         select(func.max(BotVersion.id))
         .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(BotVersion.status == "valid", Bot.retired_at.is_(None))
+        .where(BotVersion.status == "valid", live)
         .group_by(BotVersion.bot_id)
     )
-    versions = s.scalars(
-        select(BotVersion).where(BotVersion.id.in_(newest)).order_by(BotVersion.id)
+    current = select(Bot.current_version_id).where(live, Bot.current_version_id.is_not(None))
+    query = select(BotVersion).where(
+        BotVersion.status == "valid", or_(BotVersion.id.in_(newest), BotVersion.id.in_(current))
     )
-    return [v for v in versions if "house" not in v.manifest]
+    chosen: dict[int, BotVersion] = {}
+    for version in s.scalars(query.order_by(BotVersion.id)):
+        held = chosen.get(version.bot_id)
+        if held is None or held.id != version.bot.current_version_id:
+            chosen[version.bot_id] = version
+    return [v for v in sorted(chosen.values(), key=lambda v: v.id) if "house" not in v.manifest]
 
 
 def enter(s: Session, tournament_id: int, versions: Sequence[BotVersion]) -> dict[int, int]:

@@ -44,9 +44,15 @@ BOT_STATUSES = ("pending", "valid", "rejected")
 TOURNAMENT_STATUSES = ("draft", "running", "done")
 # A ladder's matches live in a tournament row of kind "ladder" (arena.ladders), so leases,
 # recovery, results, replays and logs serve it unchanged; it never ends.
-TOURNAMENT_KINDS = ("tournament", "ladder")
+TOURNAMENT_KINDS = ("tournament", "ladder", "comparison")
 MATCH_STATUSES = ("pending", "running", "done", "failed")
 ANALYSIS_STATUSES = ("queued", "running", "done", "failed")
+# What a bot's owner lets a newly validated version do (``arena.comparisons.policy``): take
+# the ladder seat at once, take it only if its comparison with the current one does not
+# find it worse, or wait for the owner to make it current.
+PROMOTIONS = ("now", "if-not-worse", "keep")
+COMPARISON_STATUSES = ("running", "done")
+VERDICTS = ("better", "worse", "not separated")
 
 
 def utcnow() -> datetime:
@@ -103,6 +109,7 @@ class ApiToken(Base):
 
 class Bot(Base):
     __tablename__ = "bots"
+    __table_args__ = (_one_of("promotion", PROMOTIONS),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
@@ -113,6 +120,10 @@ class Bot(Base):
     created_at: Mapped[datetime] = _created()
     # withdrawn by its owner or an organiser: entered in no new tournament, history kept
     retired_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    promotion: Mapped[str] = mapped_column(String(16), default="now", server_default="now")
+    # The version the ladders seat (NULL: the newest valid one). No foreign key: bots and
+    # bot_versions would refer to each other, and a dangling id reads as NULL.
+    current_version_id: Mapped[int | None] = mapped_column(Integer)
 
     versions: Mapped[list[BotVersion]] = relationship(
         back_populates="bot", order_by="BotVersion.id"
@@ -146,6 +157,9 @@ class BotVersion(Base):
     # once built, and the start and end of its build's log (arena.builds)
     artifact_sha256: Mapped[str | None] = mapped_column(String(64))
     build_log: Mapped[str | None] = mapped_column(Text)
+    # its bot's current version when it was found valid: the one its comparison plays
+    # (``arena.comparisons.gate``; NULL: it had none, or it was validated before 0018)
+    replaces_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"))
 
     # joined: ``ref`` works on rows handed out after their session closed
     bot: Mapped[Bot] = relationship(back_populates="versions", lazy="joined")
@@ -366,6 +380,42 @@ class Ladder(Base):
     created_at: Mapped[datetime] = _created()
 
     tournament: Mapped[Tournament] = relationship(lazy="joined")
+
+
+class Comparison(Base):
+    """A new version against the one it would replace (``arena.comparisons``): pairs of
+    matches on the same deals, same seats and same opponents, one with each version, until
+    a sequential test decides or ``pairs_cap`` pairs are played. Its matches are those of
+    its tournament row (kind "comparison"); ``summary`` is the latest ``Summary.to_dict()``."""
+
+    __tablename__ = "comparisons"
+    __table_args__ = (_one_of("status", COMPARISON_STATUSES), _one_of("verdict", VERDICTS))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"), index=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), unique=True
+    )
+    baseline_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"))
+    candidate_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    # started by the platform for a new version (True) or asked for by a user
+    gate: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    pairs_cap: Mapped[int]
+    # points a deal: the alternatives say the candidate is this much better (or worse)
+    delta: Mapped[float] = mapped_column(Float)
+    alpha: Mapped[float] = mapped_column(Float)
+    beta: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    verdict: Mapped[str | None] = mapped_column(String(16))
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    promoted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    requested_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = _created()
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    tournament: Mapped[Tournament] = relationship(lazy="joined")
+    baseline: Mapped[BotVersion] = relationship(foreign_keys=[baseline_version_id])
+    candidate: Mapped[BotVersion] = relationship(foreign_keys=[candidate_version_id])
 
 
 class GameScore(Base):

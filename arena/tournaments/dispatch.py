@@ -52,6 +52,7 @@ LOST_PRIORITY = 1
 PLACEMENT_PRIORITY = 3
 MATCH_PRIORITY = 6
 AUDIT_PRIORITY = 9
+STANDING = ("ladder", "comparison")  # kinds nobody follows: the workers' recovery sends them
 MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
 log = logging.getLogger(__name__)
 
@@ -206,10 +207,11 @@ def finish_if_over(db: Database, tournament_id: int) -> bool:
 
 def sent_tournaments(db: Database) -> list[int]:
     """Running tournaments whose matches were sent to the workers (an embedded run's are
-    not: it plays and finishes its own), and every ladder's (the workers play ladders)."""
+    not: it plays and finishes its own), and every ladder's and comparison's (the workers
+    play those)."""
     sent = exists().where(Match.tournament_id == Tournament.id, Match.queued_at.is_not(None))
     query = select(Tournament.id).where(
-        Tournament.status == "running", or_(sent, Tournament.kind == "ladder")
+        Tournament.status == "running", or_(sent, Tournament.kind.in_(STANDING))
     )
     with db.session(read_only=True) as s:
         return list(s.scalars(query.order_by(Tournament.id)))

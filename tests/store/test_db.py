@@ -115,7 +115,7 @@ def test_migrated_schema_matches_the_models(db_url: URL) -> None:
 
 def test_upgrade_is_idempotent_and_reports_the_head(db_url: URL) -> None:
     upgrade(db_url)
-    assert current_revision(db_url) == "0017_invites"  # the newest migration
+    assert current_revision(db_url) == "0018_comparisons"  # the newest migration
     assert is_up_to_date(db_url)
 
 
