@@ -30,6 +30,7 @@ from dashboard.submitting import sweep_lost_validations
 from dashboard.targets import IdConverter
 from dashboard.tournaments import tournaments
 from dashboard.uploads import uploads
+from dashboard.versions import versions, versions_api
 
 BLUEPRINTS = (
     ladders,
@@ -37,11 +38,13 @@ BLUEPRINTS = (
     tournaments,
     organiser,
     bots,
+    versions,
     uploads,
     logs,
     matches,
     accounts,
     api,
+    versions_api,
     health,
 )
 

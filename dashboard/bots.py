@@ -7,6 +7,7 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from arena.readmodels.analyses import bot_analyses
 from arena.readmodels.audit import bot_audit
 from arena.readmodels.bots import bot_list, bot_page
+from arena.readmodels.comparisons import versions_panel
 from arena.readmodels.logs import bot_owner
 from arena.submissions import set_retired
 from dashboard.auth import current_user, login_required, may_see_logs
@@ -28,7 +29,10 @@ def show(bot_id: int):
     user = current_user()
     audit = bot_audit(s, bot_id) if user is not None and user.admin else None
     analysed = bot_analyses(s, bot_id)
-    return render_template("bot.html", page=page, mine=mine, audit=audit, analysed=analysed)
+    panel = versions_panel(s, bot_id)
+    return render_template(
+        "bot.html", page=page, mine=mine, audit=audit, analysed=analysed, panel=panel
+    )
 
 
 @bots.post("/<int:bot_id>/retire")

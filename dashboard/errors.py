@@ -9,6 +9,7 @@ from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
 from arena.readmodels.decision import DecisionNotFound
+from arena.comparisons.errors import ComparisonRefused
 from arena.store import StoreError
 from arena.submissions import SubmissionError
 from dashboard.auth import as_visitor
@@ -23,6 +24,7 @@ def register_errors(app: Flask) -> None:
     app.register_error_handler(DecisionNotFound, lambda exc: _error(404, str(exc)))
     app.register_error_handler(ValueError, lambda exc: _error(400, str(exc)))
     app.register_error_handler(SubmissionError, lambda exc: _error(exc.status, str(exc)))
+    app.register_error_handler(ComparisonRefused, lambda exc: _error(exc.status, str(exc)))
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(DBAPIError, _database_error)
 

@@ -12,12 +12,13 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from arena.comparisons.advance import advance
+from arena.comparisons.errors import ComparisonRefused
 from arena.comparisons.promotion import ungated
 from arena.comparisons.start import create_comparison, rival_versions
 from arena.ladders.entrants import ANCHORS
 from arena.ratings.sprt import Bounds
 from arena.runtime import Runtime
-from arena.store import Bot, BotVersion, Database, StoreError
+from arena.store import Bot, BotVersion, Database
 from arena.store.models import Comparison
 
 
@@ -47,7 +48,7 @@ def _gate(s: Session, version_id: int, rivals: list[BotVersion], bounds: Bounds)
         return None  # another host's gate took it meanwhile, or nothing to play
     try:
         comparison = create_comparison(s, baseline, candidate, rivals, bounds, gate=True)
-    except StoreError:  # it plays no ladder's rules: there is nothing to compare on
+    except ComparisonRefused:  # it plays no ladder's rules: there is nothing to compare on
         return None
     comparison.promoted = candidate.bot.current_version_id == candidate.id
     return comparison.id

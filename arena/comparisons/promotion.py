@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
+from arena.comparisons.errors import ComparisonRefused
 from arena.store import Bot, BotVersion, Database, StoreError
 from arena.store.bots import find_bot_version
 from arena.store.models import PROMOTIONS, Comparison
@@ -49,9 +50,11 @@ def make_current(db: Database, ref: str, user_id: int | None, admin: bool = Fals
     with db.session() as s:
         version = find_bot_version(s, ref)
         bot = version.bot
-        _check_rights(bot, user_id, admin)
+        check_rights(bot, user_id, admin)
         if version.status != "valid":
-            raise StoreError(f"{version.ref} is {version.status}: only a valid version plays")
+            raise ComparisonRefused(
+                f"{version.ref} is {version.status}: only a valid version plays"
+            )
         if bot.current_version_id == version.id:
             return f"{version.ref} is already current"
         bot.current_version_id = version.id
@@ -63,15 +66,17 @@ def set_promotion(
 ) -> None:
     """Set bot ``name``'s policy for its next validated versions."""
     if promotion not in PROMOTIONS:
-        raise StoreError(f"promotion is one of {', '.join(PROMOTIONS)}, not {promotion!r}")
+        raise ComparisonRefused(f"promotion is one of {', '.join(PROMOTIONS)}, not {promotion!r}")
     with db.session() as s:
         bot = s.scalar(select(Bot).where(Bot.name == name))
         if bot is None:
             raise StoreError(f"no bot named {name!r}")
-        _check_rights(bot, user_id, admin)
+        check_rights(bot, user_id, admin)
         bot.promotion = promotion
 
 
-def _check_rights(bot: Bot, user_id: int | None, admin: bool) -> None:
+def check_rights(bot: Bot, user_id: int | None, admin: bool) -> None:
+    """Only a bot's owner, an organiser (``admin``) or the command line (``user_id`` None)
+    chooses its versions and spends worker time on its comparisons."""
     if user_id is not None and not admin and bot.owner_id != user_id:
-        raise StoreError(f"only the owner of {bot.name} may choose its current version")
+        raise ComparisonRefused(f"only the owner of {bot.name} may do this", 403)

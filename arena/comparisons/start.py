@@ -14,12 +14,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.bots.protocols import protocol_of
+from arena.comparisons.errors import ComparisonRefused
+from arena.comparisons.promotion import check_rights
 from arena.ladders.entrants import ANCHORS
 from arena.ratings.sprt import Bounds
 from arena.referee import secret_seed
 from arena.registry import house_version
 from arena.runtime import Runtime
-from arena.store import BotVersion, Database, StoreError, add_matches, create_tournament
+from arena.store import BotVersion, Database, add_matches, create_tournament
 from arena.store.bots import find_bot_version
 from arena.store.ladders import list_ladders
 from arena.store.models import Comparison, Ladder, Match
@@ -32,24 +34,39 @@ OPPONENTS = SEATS - 1
 def start_comparison(
     db: Database,
     runtime: Runtime,
-    baseline_id: int,
-    candidate_id: int,
+    baseline_ref: str,
+    candidate_ref: str,
     *,
     bounds: Bounds | None = None,
     opponents: Sequence[str] = ANCHORS,
-    requested_by: int | None = None,
+    user_id: int | None = None,
+    admin: bool = False,
 ) -> int:
-    """A new comparison of two valid versions of one bot, asked for by a user (the gate's
-    are ``open_gates``'); its id. ``opponents``: three house bot names or ``name@version``
-    refs of other owners' bots."""
+    """A comparison of two valid versions of one bot (``name@version`` refs), asked for by
+    ``user_id`` (None: the command line), who must own the bot or be an organiser
+    (``admin``), with no other comparison they asked for of it still running; its id (the
+    gate's are ``open_gates``'). ``opponents``: three house bot names or refs of other
+    owners' bots."""
     rivals = rival_versions(db, runtime, opponents)
     with db.session() as s:
-        baseline, candidate = s.get(BotVersion, baseline_id), s.get(BotVersion, candidate_id)
-        if baseline is None or candidate is None:
-            raise StoreError("no such bot version")
+        baseline, candidate = find_bot_version(s, baseline_ref), find_bot_version(s, candidate_ref)
+        check_rights(candidate.bot, user_id, admin)
+        if user_id is not None and _asked_running(s, candidate.bot_id):
+            raise ComparisonRefused(
+                f"a comparison of {candidate.bot.name} you asked for is still running: "
+                "wait for its verdict",
+                429,
+            )
         comparison = create_comparison(s, baseline, candidate, rivals, bounds or Bounds())
-        comparison.requested_by = requested_by
+        comparison.requested_by = user_id
         return comparison.id
+
+
+def _asked_running(s: Session, bot_id: int) -> bool:
+    query = select(Comparison.id).where(
+        Comparison.bot_id == bot_id, Comparison.status == "running", ~Comparison.gate
+    )
+    return s.scalar(query.limit(1)) is not None
 
 
 def rival_versions(db: Database, runtime: Runtime, refs: Sequence[str]) -> list[BotVersion]:
@@ -67,7 +84,7 @@ def create_comparison(
     """The comparison's rows, in ``s``: a running tournament with its five entrants, no
     match yet (``advance`` schedules them)."""
     if bounds.cap < 1:
-        raise StoreError("a comparison needs at least one pair of matches")
+        raise ComparisonRefused("a comparison needs at least one pair of matches")
     rivals = [s.merge(r, load=False) for r in rivals]
     _check_versions(baseline, candidate, rivals)
     spec = TournamentSpec.from_row(_ladder_for(s, candidate).tournament)
@@ -127,15 +144,15 @@ def _check_versions(
     baseline: BotVersion, candidate: BotVersion, rivals: Sequence[BotVersion]
 ) -> None:
     if baseline.bot_id != candidate.bot_id or baseline.id == candidate.id:
-        raise StoreError("a comparison is between two versions of one bot")
+        raise ComparisonRefused("a comparison is between two versions of one bot")
     for version in (baseline, candidate, *rivals):
         if version.status != "valid":
-            raise StoreError(f"{version.ref} is {version.status}, not valid: it cannot play")
+            raise ComparisonRefused(f"{version.ref} is {version.status}, not valid: it cannot play")
     if len(rivals) != OPPONENTS or len({r.id for r in rivals}) != OPPONENTS:
-        raise StoreError(f"a comparison needs {OPPONENTS} different opponents")
+        raise ComparisonRefused(f"a comparison needs {OPPONENTS} different opponents")
     owners = [v.bot.owner_id for v in (candidate, *rivals) if v.bot.owner_id is not None]
     if len(owners) != len(set(owners)) or candidate.bot_id in {r.bot_id for r in rivals}:
-        raise StoreError(
+        raise ComparisonRefused(
             "the opponents must be of different owners, none of them the compared bot's"
         )
 
@@ -147,4 +164,4 @@ def _ladder_for(s: Session, candidate: BotVersion) -> Ladder:
     for ladder in list_ladders(s):
         if protocol.refusal(TournamentSpec.from_row(ladder.tournament).rules) is None:
             return ladder
-    raise StoreError(f"{candidate.ref} plays the rules of no ladder here")
+    raise ComparisonRefused(f"{candidate.ref} plays the rules of no ladder here")

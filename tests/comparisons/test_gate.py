@@ -6,15 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import select
 
 from arena.comparisons.advance import advance
+from arena.comparisons.errors import ComparisonRefused
 from arena.comparisons.gate import open_gates
 from arena.comparisons.play import play_comparison
 from arena.comparisons.promotion import make_current, set_promotion
+from arena.comparisons.start import start_comparison
 from arena.ratings.sprt import Bounds
 from arena.runtime import Runtime
-from arena.store import Bot, BotVersion, Database, Match, StoreError
+from arena.store import Bot, BotVersion, Database, Match
 from arena.store.ladders import seated_versions
 from arena.store.models import Comparison
 from tests.ladders.test_ladder_run import open_pagat
@@ -115,30 +118,14 @@ def test_only_the_owner_chooses_and_only_valid_versions(
 ) -> None:
     valid_bot(db, runtime, sample_copy(tmp_path / "a1", "mine", "random", "1.0"))
     with db.session() as s:
-        s.scalar(select(Bot).where(Bot.name == "mine")).owner_id = None
-        pending = BotVersion(
-            bot_id=s.scalar(select(Bot.id)),
-            version="9",
-            sha256="x" * 64,
-            manifest={},
-            status="rejected",
-        )
-        s.add(pending)
-    try:
+        bot = s.scalar(select(Bot).where(Bot.name == "mine"))
+        s.add(BotVersion(bot=bot, version="9", sha256="x" * 64, manifest={}, status="rejected"))
+    with pytest.raises(ComparisonRefused, match="only the owner") as refused:
         make_current(db, "mine@1.0", user_id=12345)
-    except StoreError as exc:
-        assert "only the owner" in str(exc)
-    else:
-        raise AssertionError("a stranger chose the current version")
-    try:
+    assert refused.value.status == 403
+    with pytest.raises(ComparisonRefused, match="rejected"):
         make_current(db, "mine@9", None)
-    except StoreError as exc:
-        assert "rejected" in str(exc)
-    else:
-        raise AssertionError("a rejected version became current")
-    try:
+    with pytest.raises(ComparisonRefused, match="now, if-not-worse, keep"):
         set_promotion(db, "mine", "sometimes", None)
-    except StoreError as exc:
-        assert "now, if-not-worse, keep" in str(exc)
-    else:
-        raise AssertionError("an unknown policy was taken")
+    with pytest.raises(ComparisonRefused, match="two versions of one bot"):
+        start_comparison(db, runtime, "mine@1.0", "mine@1.0")
