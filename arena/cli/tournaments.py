@@ -76,7 +76,9 @@ def tournament() -> None:
 @click.option(
     "--bank-ms", type=click.IntRange(0), default=DEFAULTS.clock.bank_ms, show_default=True
 )
-@click.option("--name", default=DEFAULTS.name, help="A name to show [default: from the settings].")
+@click.option(
+    "--name", default=DEFAULTS.name, help="A name to show [default: Tournament N (the settings)]."
+)
 @click.option(
     "--rating-model",
     type=click.Choice(sorted(MODELS)),

@@ -132,7 +132,7 @@ def title_of(s: Session, scope: Scope) -> str:
     name = s.scalar(select(Tournament.name).where(Tournament.id == scope))
     if name is None:
         raise StoreError(f"no tournament with id {scope}")
-    return f"Tournament {scope}: {name}"
+    return f"#{scope} {name}"  # as the selector names it: a made name says "Tournament N"
 
 
 def _row(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.bots.protocols import protocol_of
@@ -36,7 +36,7 @@ def new_tournament(db: Database, runtime: Runtime, spec: TournamentSpec) -> Tour
     table unless ``spec.allow_same_owner``."""
     if not spec.bots:
         raise StoreError("a tournament needs at least one entrant (--bots)")
-    spec = spec.resolved()
+    spec = spec.resolved(_organised(db) + 1)
     entrants = _resolve(db, runtime, spec.bots)
     for ref, version in zip(spec.bots, entrants, strict=True):
         protocol = protocol_of(version.manifest)
@@ -46,6 +46,13 @@ def new_tournament(db: Database, runtime: Runtime, spec: TournamentSpec) -> Tour
     with db.session() as s:
         entries = [s.merge(v) for v in entries]
         return create_tournament(s, spec.columns(), entries, tables)
+
+
+def _organised(db: Database) -> int:
+    """How many tournaments were created (kind "tournament": not the ladders' rows)."""
+    with db.session(read_only=True) as s:
+        query = select(func.count()).select_from(Tournament)
+        return s.scalar(query.where(Tournament.kind == "tournament")) or 0
 
 
 def _seat(

@@ -145,12 +145,13 @@ class TournamentSpec:
             **given,
         )
 
-    def resolved(self) -> TournamentSpec:
+    def resolved(self, number: int = 1) -> TournamentSpec:
         """This spec with its seed drawn and its name made from the settings (where not
-        given): what is stored."""
+        given): what is stored. ``number``: the tournament's place among the organised ones,
+        which the made name starts with (ids count ladders' rows too: arena.store.ladders)."""
         seed = random.randrange(2**31) if self.seed is None else self.seed
-        name = self.name or f"{plural(len(self.bots), 'bot')}, {self.rules.name}, seed {seed}"
-        return replace(self, seed=seed, name=name)
+        settings = f"{plural(len(self.bots), 'bot')}, {self.rules.name}, seed {seed}"
+        return replace(self, seed=seed, name=self.name or f"Tournament {number} ({settings})")
 
     # ------------------------------------------------------------------ storage
     def to_json(self) -> dict[str, Any]:

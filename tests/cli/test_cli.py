@@ -181,7 +181,7 @@ def test_tournament_run_and_standings_print_every_bot(arena, sandbox):
             "--games-per-match", "2", "--seed", "3", "--decision-ms", "2000",
         )
     )  # fmt: skip
-    assert created.strip() == "tournament 1: 2 bots, pagat, seed 3"
+    assert created.strip() == "tournament 1: Tournament 1 (2 bots, pagat, seed 3)"
     assert "has no finished games yet" in ok(arena("standings", "1"))
 
     ran = ok(arena("tournament", "run", "1", "--workers", "1"))
@@ -242,12 +242,27 @@ def test_tournament_list_and_retry_failed(arena, home, sandbox):
     db.dispose()
     assert "3 done, 1 failed" in ok(arena("tournament", "run", "1", "--workers", "1"))
     rows = {line.split()[0]: line for line in ok(arena("tournament", "list")).splitlines()}
-    assert re.match(r"2\s+2 bots, pagat, seed 2\s+draft\s+0/4\s+20\d\d-", rows["2"]), rows
+    assert re.match(
+        r"2\s+Tournament 2 \(2 bots, pagat, seed 2\)\s+draft\s+0/4\s+20\d\d-", rows["2"]
+    )
     assert re.match(r"1\s+.*\s+running\s+3/4, 1 failed\s", rows["1"]), rows
     put_back = ok(arena("tournament", "retry-failed", "1"))
     assert put_back.strip() == "tournament 1: 1 failed match put back to play"
     assert "tournament 1: 4 done" in ok(arena("tournament", "run", "1", "--workers", "1"))
     one_line_error(arena("tournament", "retry-failed", "9"), "no tournament with id 9")
+
+
+def test_tournaments_are_numbered_among_tournaments_not_the_ladders_rows(arena):
+    """A ladder's matches live in a tournament row (ids are shared): the first tournament
+    created after it has id 2, and is named Tournament 1."""
+    ok(arena("db", "upgrade"))  # opens the pagat ladder: row 1
+    for seed, made in (("5", "tournament 2: Tournament 1"), ("6", "tournament 3: Tournament 2")):
+        created = ok(arena("tournament", "create", "--bots", "house:master", "--seed", seed))
+        assert created.strip() == f"{made} (1 bot, pagat, seed {seed})"
+    named = ok(arena("tournament", "create", "--bots", "house:master", "--name", "cup"))
+    assert named.strip() == "tournament 4: cup"  # a given name is kept
+    listed = ok(arena("tournament", "list"))
+    assert "Tournament 2 (1 bot, pagat, seed 6)" in listed and "Ladder" not in listed
 
 
 @pytest.fixture

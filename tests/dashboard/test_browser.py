@@ -149,7 +149,7 @@ def test_the_dashboard_in_a_browser(page, served, tmp_path):
     shoot(page, "tournament")
 
     page.goto(base + "/leaderboard")
-    assert page.locator("#board-title").inner_text() == f"Tournament {live}: live cup"
+    assert page.locator("#board-title").inner_text() == f"#{live} live cup"
     assert page.locator("table.board tbody tr").count() == 4
     assert page.get_by_role("link", name=XSS).count() == 1  # the name is text, not a tag
     shoot(page, "leaderboard")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from arena.ladders.entrants import ensure_ladder
+from arena.tournaments.create import new_tournament
+from arena.tournaments.spec import TournamentSpec
 from tests.dashboard.conftest import XSS
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -45,7 +48,7 @@ def test_every_page_renders_a_hostile_bot_name_as_text(client, site):
 
 def test_leaderboard_shows_rank_interval_bar_and_separation(client, site):
     body = client.get("/leaderboard").get_data(as_text=True)
-    assert f"Tournament {site.tournament}: cup &lt;i&gt;" in body
+    assert f'<h2 id="board-title">#{site.tournament} cup &lt;i&gt;</h2>' in body
     for name in ("alpha", "beta", "gamma"):
         assert f">{name}</a>" in body
     assert body.count('class="bar') == 4 and body.count('class="dot"') == 4
@@ -63,6 +66,20 @@ def test_tournament_page_shows_progress_history_and_head_to_head(client, site):
         + body.count('<td class="even"')
         == 12
     )  # 4 bots: every off-diagonal cell
+
+
+def test_a_made_name_counts_tournaments_and_the_heading_shows_the_id(client, db, site):
+    """The ladder's row takes an id, not a number: the second tournament is Tournament 2
+    whatever its id, and its page says both."""
+    ensure_ladder(db)
+    spec = TournamentSpec(bots=("alpha", "beta"), seed=4)
+    tid = new_tournament(db, site.runtime, spec).id
+    assert tid == site.tournament + 2  # the ladder's row came between
+    body = client.get(f"/tournaments/{tid}").get_data(as_text=True)
+    assert "<h1>Tournament 2 (2 bots, pagat, seed 4) <small title=" in body
+    assert f">#{tid}</small></h1>" in body
+    board = client.get(f"/leaderboard?tournament={tid}").get_data(as_text=True)
+    assert f'id="board-title">#{tid} Tournament 2 (2 bots, pagat, seed 4)</h2>' in board
 
 
 def test_bot_page_lists_versions_faults_and_opponents(client, site):

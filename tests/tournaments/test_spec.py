@@ -142,9 +142,9 @@ def test_bad_json_is_refused_in_one_line(data, message):
 
 
 def test_resolving_draws_the_seed_and_names_the_tournament():
-    spec = TournamentSpec(bots=("a", "b", "c")).resolved()
+    spec = TournamentSpec(bots=("a", "b", "c")).resolved(4)
     assert spec.seed is not None and 0 <= spec.seed < 2**31
-    assert spec.name == f"3 bots, pagat, seed {spec.seed}"
+    assert spec.name == f"Tournament 4 (3 bots, pagat, seed {spec.seed})"
     assert FULL.resolved() == FULL  # what was given is kept
 
 
