@@ -11,12 +11,14 @@ from arena.cli.build import build_command, runtimes_command
 from arena.cli.dashboard import dashboard
 from arena.cli.db import db
 from arena.cli.demo import demo
+from arena.cli.export import export_command
 from arena.cli.ladder import ladder
 from arena.cli.play import play
 from arena.cli.replay import replay
 from arena.cli.setup import setup
 from arena.cli.tournaments import standings_command, tournament
 from arena.cli.users import user
+from arena.cli.versions import compare_command, current_command, promotion_command
 from arena.cli.worker import beat, worker
 
 
@@ -38,6 +40,7 @@ COMMANDS = (
     setup,
     play,
     replay,
+    export_command,
     analyse_command,
     analysis_job,
     bot,
@@ -53,6 +56,8 @@ COMMANDS = (
     beat,
 )
 bot.add_command(build_command)
+for command in (compare_command, current_command, promotion_command):
+    bot.add_command(command)
 for command in COMMANDS:
     main.add_command(command)
 _full_short_help(main)

@@ -94,6 +94,14 @@ class Client:
         """``log`` (the validation match's) and ``build_log`` (servers before builds: none)."""
         return self._call("GET", f"/api/v1/versions/{version_id}/log")
 
+    def get(self, path: str) -> dict:
+        return self._call("GET", path)
+
+    def post(self, path: str, data: dict) -> dict:
+        """POST ``data`` as JSON; the reply's JSON."""
+        body = json.dumps(data).encode()
+        return self._call("POST", path, body, {"Content-Type": "application/json"})
+
     def _call(self, method: str, path: str, body=None, headers: dict | None = None) -> dict:
         url = self.server + path
         request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
