@@ -43,8 +43,9 @@ NAMING = {
 BOT_STATUSES = ("pending", "valid", "rejected")
 TOURNAMENT_STATUSES = ("draft", "running", "done")
 # A ladder's matches live in a tournament row of kind "ladder" (arena.ladders), so leases,
-# recovery, results, replays and logs serve it unchanged; it never ends.
-TOURNAMENT_KINDS = ("tournament", "ladder", "comparison")
+# recovery, results, replays and logs serve it unchanged; it never ends. So do a
+# comparison's (arena.comparisons), an owner's unrated challenge and a validation match.
+TOURNAMENT_KINDS = ("tournament", "ladder", "comparison", "challenge", "validation")
 MATCH_STATUSES = ("pending", "running", "done", "failed")
 ANALYSIS_STATUSES = ("queued", "running", "done", "failed")
 # What a bot's owner lets a newly validated version do (``arena.comparisons.policy``): take
