@@ -1,9 +1,9 @@
 """Comparisons: a new version plays the one it would replace on the same deals (a
-tournament row of kind "comparison"; "challenge": an owner's unrated match, "validation":
-a version's validation match, stored for its diagnosis); a bot's owner chooses when a new version takes the
-ladder seat (``promotion``) and which version holds it (``current_version_id``; NULL, as
-every bot has it here: the newest valid one, as until now); a version remembers the one
-it was validated to replace (``replaces_id``).
+tournament row of kind "comparison"; "challenge": an owner's unrated match; "validation":
+a version's validation match, stored for its diagnosis); a bot's owner chooses when a new
+version takes the ladder seat (``promotion``) and which version holds it
+(``current_version_id``; NULL, as every bot has it here: the newest valid one, as until
+now); a version remembers the one it was validated to replace (``replaces_id``).
 
 Revision ID: 0018_comparisons
 Revises: 0017_invites
@@ -25,7 +25,8 @@ def upgrade() -> None:
     with op.batch_alter_table("tournaments") as batch:
         batch.drop_constraint(op.f("ck_tournaments_kind"), type_="check")
         batch.create_check_constraint(
-            op.f("ck_tournaments_kind"), "kind IN ('tournament', 'ladder', 'comparison', 'challenge', 'validation')"
+            op.f("ck_tournaments_kind"),
+            "kind IN ('tournament', 'ladder', 'comparison', 'challenge', 'validation')",
         )
     with op.batch_alter_table("bots") as batch:
         batch.add_column(
@@ -111,9 +112,7 @@ def downgrade() -> None:
         batch.drop_constraint(op.f("ck_bots_promotion"), type_="check")
         batch.drop_column("current_version_id")
         batch.drop_column("promotion")
-    op.execute(
-        "DELETE FROM tournaments WHERE kind IN ('comparison', 'challenge', 'validation')"
-    )
+    op.execute("DELETE FROM tournaments WHERE kind IN ('comparison', 'challenge', 'validation')")
     with op.batch_alter_table("tournaments") as batch:
         batch.drop_constraint(op.f("ck_tournaments_kind"), type_="check")
         batch.create_check_constraint(
