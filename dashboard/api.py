@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
-from flask import Blueprint, abort, jsonify, render_template, request, url_for
+from flask import Blueprint, Response, abort, jsonify, render_template, request, url_for
 from werkzeug.http import parse_options_header
 
 from arena import analysis_runs
@@ -16,6 +17,7 @@ from arena.analysis import DEFAULT_SAMPLES
 from arena.analysis_runs import AnalysisRefused
 from arena.ladders.entrants import change_ladder
 from arena.players.player import public_reason
+from arena.readmodels import export as exported
 from arena.readmodels.analyses import analysis_detail, listed, match_analyses
 from arena.readmodels.bots import bot_list, bot_page
 from arena.readmodels.decision import export_decision
@@ -28,16 +30,16 @@ from arena.readmodels.tournaments import (
     tournament_page,
     tournament_summary,
 )
-from arena.store import get_match
+from arena.store import get_match, users
 from arena.submissions import SubmissionError, set_retired, submission_status, version_log
 from arena.tournaments.cache import CACHE
 from dashboard.analysis_jobs import analysis_dispatch
 from dashboard.api_docs import groups, prose, ref_name
 from dashboard.db import session
 from dashboard.matches import finished_record, record_or_409
-from dashboard.params import match_filter, scope
+from dashboard.params import match_filter, scope, whole
 from dashboard.submitting import cap_request, database, runtime, submit
-from dashboard.tokens import bearer_user
+from dashboard.tokens import bearer_token, bearer_user
 
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 SPEC = json.loads((Path(__file__).parent / "openapi.json").read_text())
@@ -163,6 +165,30 @@ def replay(match_id: int):
 @api.get("/matches/<int:match_id>/decisions/<int:game>/<int:decision>")
 def decision(match_id: int, game: int, decision: int):
     return jsonify(export_decision(finished_record(match_id), game, decision))
+
+
+@api.get("/export")
+def export():
+    """Finished matches as JSON lines, streamed (``arena.readmodels.export``); with a token,
+    the rows carry the logs of the reader's own bots (an organiser's: every bot's)."""
+    user = bearer_user() if bearer_token() is not None else None
+    chosen = exported.plan(session(), _export_query())  # unknown names: 404, bad values: 400
+    logs = exported.no_logs if user is None else partial(users.may_see_logs, user)
+    return Response(exported.lines(database(), chosen, logs), mimetype="application/x-ndjson")
+
+
+def _export_query() -> exported.ExportQuery:
+    args = request.args
+    decisions, since = args.get("decisions", "").strip(), args.get("since", "").strip()
+    if decisions not in ("", "0", "1"):
+        raise ValueError(f"decisions must be 1 or 0, not {decisions!r}")
+    return exported.ExportQuery(
+        bot=args.get("bot", "").strip() or None,
+        ladder=args.get("ladder", "").strip() or None,
+        tournament=whole(args, "tournament"),
+        since=exported.parse_since(since) if since else None,
+        decisions=decisions == "1",
+    )
 
 
 @api.post("/bots/<name>/versions")

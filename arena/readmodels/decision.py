@@ -9,12 +9,14 @@ microsecond, so the bank can differ from the original by under a millisecond).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf import json_format
 
 from arena.game import Game, Ruleset, parse_card
+from arena.game.record import SHUFFLE_OF_VERSION
 from arena.players.player import Kind, MatchInfo, Request
 from arena.players.wire import observation_from_proto, request_to_proto
 from arena.proto import bot_pb2 as pb
@@ -35,19 +37,33 @@ def _turns(deal: dict[str, Any]) -> list[tuple[str, Any]]:
     return calls + plays
 
 
-def export_decision(record: dict[str, Any], game_index: int, decision_id: int) -> dict[str, Any]:
-    """The exported file for decision ``decision_id`` of game ``game_index`` of a match."""
-    games = record["games"]
-    if not 0 <= game_index < len(games):
-        raise DecisionNotFound(f"the match has no game {game_index + 1} (index {game_index})")
-    game_rec, clock = games[game_index], record["clock"]
-    game = Game(Ruleset.from_dict(game_rec["rules"]), game_rec["seed"], game_rec["first_dealer"])
+@dataclass(frozen=True)
+class Turn:
+    """One decision of a game replayed from its record: ``game`` as the seat to act saw it
+    (before ``move``; it moves on with the next turn), the record's ``entry`` of it (``id``,
+    ``ms``, ``fault``; or ``auto`` for a forfeited seat's move) and its ``deal`` record."""
+
+    game: Game
+    seat: int
+    kind: str  # call or play
+    move: Any
+    entry: dict[str, Any]
+    deal: dict[str, Any]
+    bank_ms: float  # the seat's bank as the referee ran the clock
+
+
+def game_turns(record: dict[str, Any], game_index: int) -> Iterator[Turn]:
+    """Every turn of game ``game_index`` of a whole match record, in order, in one replay."""
+    game_rec, clock = record["games"][game_index], record["clock"]
+    shuffle = SHUFFLE_OF_VERSION[game_rec["version"]]
+    game = Game(
+        Ruleset.from_dict(game_rec["rules"]), game_rec["seed"], game_rec["first_dealer"], shuffle
+    )
     banks = [float(clock["bank_ms"])] * 4  # by seat: an entrant keeps its seat for the game
     for deal_rec in game_rec["deals"]:
         for (kind, move), entry in zip(_turns(deal_rec), deal_rec["decisions"], strict=True):
             seat = game.deal.seat_to_act()
-            if entry.get("id") == decision_id:
-                return _export(record, game_index, game, kind, entry, banks[seat], move)
+            yield Turn(game, seat, kind, move, entry, deal_rec, banks[seat])
             if not entry.get("auto"):
                 overrun = max(0.0, entry["ms"] - clock["decision_ms"])
                 banks[seat] = max(0.0, banks[seat] - overrun)
@@ -55,24 +71,34 @@ def export_decision(record: dict[str, Any], game_index: int, decision_id: int) -
                 game.call(seat, move)
             else:
                 game.play(seat, parse_card(move))
+
+
+def export_decision(record: dict[str, Any], game_index: int, decision_id: int) -> dict[str, Any]:
+    """The exported file for decision ``decision_id`` of game ``game_index`` of a match."""
+    if not 0 <= game_index < len(record["games"]):
+        raise DecisionNotFound(f"the match has no game {game_index + 1} (index {game_index})")
+    for turn in game_turns(record, game_index):
+        if turn.entry.get("id") == decision_id:
+            return _export(record, game_index, turn)
     raise DecisionNotFound(f"game {game_index + 1} has no decision {decision_id}")
 
 
-def _export(record, game_index, game, kind, entry, bank_ms, move) -> dict[str, Any]:
-    seat = game.deal.seat_to_act()
-    obs = game.deal.observation(seat)
-    allowed = record["clock"]["decision_ms"] + bank_ms
-    msg = request_to_proto(entry["id"], kind, obs, game_index, int(bank_ms), int(allowed))
+def _export(record: dict[str, Any], game_index: int, turn: Turn) -> dict[str, Any]:
+    obs = turn.game.deal.observation(turn.seat)
+    allowed = record["clock"]["decision_ms"] + turn.bank_ms
+    msg = request_to_proto(
+        turn.entry["id"], turn.kind, obs, game_index, int(turn.bank_ms), int(allowed)
+    )
     game_rec = record["games"][game_index]
     return {
         "format": FORMAT,
         "version": VERSION,
         "match_id": record["match_id"],
-        "bot": game_rec["players"][seat],
+        "bot": game_rec["players"][turn.seat],
         "rules": game_rec["rules"],
         "clock": record["clock"],
         "request": json_format.MessageToDict(msg.decision, preserving_proto_field_name=True),
-        "played": {"move": move, "ms": entry.get("ms"), "fault": entry.get("fault")},
+        "played": {"move": turn.move, "ms": turn.entry.get("ms"), "fault": turn.entry.get("fault")},
     }
 
 
