@@ -20,7 +20,6 @@ from arena.players.player import public_reason
 from arena.readmodels import export as exported
 from arena.readmodels.analyses import analysis_detail, listed, match_analyses
 from arena.readmodels.bots import bot_list, bot_page
-from arena.readmodels.decision import export_decision
 from arena.readmodels.ladder import ladder_names, ladder_notice, ladder_view
 from arena.readmodels.leaderboard import leaderboard as board_of
 from arena.readmodels.matches import match_detail, match_list
@@ -36,7 +35,7 @@ from arena.tournaments.cache import CACHE
 from dashboard.analysis_jobs import analysis_dispatch
 from dashboard.api_docs import groups, prose, ref_name
 from dashboard.db import session
-from dashboard.matches import finished_record, record_or_409
+from dashboard.matches import decision_moved, exported_decision, record_or_409
 from dashboard.params import match_filter, scope, whole
 from dashboard.submitting import cap_request, database, runtime, submit
 from dashboard.tokens import bearer_token, bearer_user
@@ -162,9 +161,14 @@ def replay(match_id: int):
     return jsonify(record_or_409(match_id))
 
 
-@api.get("/matches/<int:match_id>/decisions/<int:game>/<int:decision>")
+@api.get("/matches/<int:match_id>/games/<int:game>/decisions/<int:decision>")
 def decision(match_id: int, game: int, decision: int):
-    return jsonify(export_decision(finished_record(match_id), game, decision))
+    return jsonify(exported_decision(match_id, game, decision))
+
+
+@api.get("/matches/<int:match_id>/decisions/<int:index>/<int:decision>")
+def old_decision(match_id: int, index: int, decision: int):
+    return decision_moved("api.decision", match_id, index, decision)
 
 
 @api.get("/export")

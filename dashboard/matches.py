@@ -125,10 +125,31 @@ def replay_file(match_id: int):
     return download(record_or_409(match_id), f"match-{match_id}.json")
 
 
-@matches.get("/<int:match_id>/decisions/<int:game>/<int:decision>.json")
+@matches.get("/<int:match_id>/games/<int:game>/decisions/<int:decision>.json")
 def decision_file(match_id: int, game: int, decision: int):
-    exported = export_decision(finished_record(match_id), game, decision)
+    """Decision ``decision`` (the match-wide id) of game ``game``, counted from 1."""
+    exported = exported_decision(match_id, game, decision)
     return download(exported, f"match-{match_id}-game-{game}-decision-{decision}.json")
+
+
+@matches.get("/<int:match_id>/decisions/<int:index>/<int:decision>.json")
+def old_decision_file(match_id: int, index: int, decision: int):
+    return decision_moved("matches.decision_file", match_id, index, decision)
+
+
+def decision_moved(endpoint: str, match_id: int, index: int, decision: int) -> Response:
+    """A former decision link, whose game counted from 0, sent on for good to ``endpoint``
+    (game from 1); an unknown match is a 404 here already."""
+    get_match(session(), match_id)
+    where = url_for(endpoint, match_id=match_id, game=index + 1, decision=decision)
+    return redirect(where, 308)
+
+
+def exported_decision(match_id: int, game: int, decision: int) -> dict:
+    """The request of decision ``decision`` in game ``game`` (from 1; 404 for game 0)."""
+    if game < 1:
+        abort(404, "games are counted from 1")
+    return export_decision(finished_record(match_id), game - 1, decision)
 
 
 def record_or_409(match_id: int) -> dict:

@@ -295,7 +295,7 @@
     fault.textContent = found.map((f) => `⚠ ${f.kind}: ${f.reason} (after ${last.entry.ms} ms)`).join(" · ");
     const exp = $("#export");
     exp.hidden = !(last && last.entry.id !== undefined);
-    if (!exp.hidden) exp.href = `${viewer.dataset.base}/decisions/${state.g}/${last.entry.id}.json`;
+    if (!exp.hidden) exp.href = `${viewer.dataset.base}/games/${state.g + 1}/decisions/${last.entry.id}.json`;
   }
 
   function syncControls(all) {

@@ -34,7 +34,7 @@ def readers(client, db, match_id: int) -> dict[str, str]:
         "api": client.get(f"/api/v1/matches/{match_id}/replay").get_data(as_text=True),
         "download": client.get(f"/matches/{match_id}/replay.json").get_data(as_text=True),
         "progress": client.get(f"/matches/{match_id}/progress").get_data(as_text=True),
-        "decision": client.get(f"/api/v1/matches/{match_id}/decisions/0/1").get_data(as_text=True),
+        "decision": client.get(f"/api/v1/matches/{match_id}/games/1/decisions/1").get_data(as_text=True),
         "export": cli(db, "replay", "export", str(match_id), "-o", "-").output,
         "show": cli(db, "replay", "show", str(match_id), "--hands").output,
     }
@@ -60,7 +60,7 @@ def test_a_running_match_shows_scores_and_no_card_until_it_ends(client, site, db
         final = load_replay(s, site.running)
 
     assert_no_card(running, final)
-    assert client.get(f"/api/v1/matches/{site.running}/decisions/0/1").status_code == 200
+    assert client.get(f"/api/v1/matches/{site.running}/games/1/decisions/1").status_code == 200
     assert shown["progress"] and shown["partial"]
     first = final["games"][0]
     assert shown["games"] == [

@@ -131,7 +131,7 @@ def test_a_running_match_shows_no_card_before_its_first_deal_ends(client, site):
     for url in (
         f"/api/v1/matches/{site.running}/replay",
         f"/matches/{site.running}/replay.json",
-        f"/api/v1/matches/{site.running}/decisions/0/1",
+        f"/api/v1/matches/{site.running}/games/1/decisions/1",
     ):
         reply = client.get(url)
         assert reply.status_code == 409, url
@@ -145,10 +145,22 @@ def test_a_finished_match_has_its_record_and_downloads(client, site):
     assert replay.headers["Content-Disposition"].startswith("attachment")
     assert replay.get_json()["format"] == "callbreak-match"
     fault = client.get(f"/api/v1/matches/{site.faulty}").get_json()["faults"][0]
-    url = f"/matches/{site.faulty}/decisions/{fault['game']}/{fault['decision']}.json"
+    game, at = fault["game"] + 1, fault["decision"]  # the fault's game is an index
+    url = f"/matches/{site.faulty}/games/{game}/decisions/{at}.json"
     decision = client.get(url)
     assert decision.status_code == 200
     assert decision.get_json()["played"]["fault"] == "malformed"
+    named = f'filename="match-{site.faulty}-game-{game}-decision-{at}.json"'
+    assert named in decision.headers["Content-Disposition"]
+    api = f"/api/v1/matches/{site.faulty}/games/{game}/decisions/{at}"
+    assert client.get(api).get_json() == decision.get_json()
+    # the former links counted games from 0: sent on to the same decision
+    former = f"/matches/{site.faulty}/decisions/{game - 1}/{at}.json"
+    for old, new in ((former, url), (f"/api/v1{former.removesuffix('.json')}", api)):
+        moved = client.get(old)
+        assert moved.status_code == 308 and moved.headers["Location"] == new
+    assert client.get(f"/matches/{site.faulty}/games/0/decisions/{at}.json").status_code == 404
+    assert client.get(f"/api/v1/matches/999/decisions/0/{at}").status_code == 404
 
 
 @pytest.mark.parametrize(
