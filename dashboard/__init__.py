@@ -17,7 +17,9 @@ from dashboard.accounts import accounts
 from dashboard.api import api
 from dashboard.auth import init_auth
 from dashboard.bots import bots
+from dashboard.challenges import challenges, challenges_api
 from dashboard.charts import line_chart
+from dashboard.docs import docs
 from dashboard.errors import register_errors
 from dashboard.format import register_filters
 from dashboard.health import health
@@ -39,12 +41,15 @@ BLUEPRINTS = (
     organiser,
     bots,
     versions,
+    challenges,
     uploads,
     logs,
     matches,
     accounts,
     api,
     versions_api,
+    challenges_api,
+    docs,
     health,
 )
 

@@ -7,6 +7,7 @@ from flask import Blueprint, flash, redirect, render_template, url_for
 from arena.readmodels.analyses import bot_analyses
 from arena.readmodels.audit import bot_audit
 from arena.readmodels.bots import bot_list, bot_page
+from arena.readmodels.challenges import challenges_panel
 from arena.readmodels.comparisons import versions_panel
 from arena.readmodels.logs import bot_owner
 from arena.submissions import set_retired
@@ -30,8 +31,15 @@ def show(bot_id: int):
     audit = bot_audit(s, bot_id) if user is not None and user.admin else None
     analysed = bot_analyses(s, bot_id)
     panel = versions_panel(s, bot_id)
+    challenged = challenges_panel(s, bot_id, user and user.id) if mine else None
     return render_template(
-        "bot.html", page=page, mine=mine, audit=audit, analysed=analysed, panel=panel
+        "bot.html",
+        page=page,
+        mine=mine,
+        audit=audit,
+        analysed=analysed,
+        panel=panel,
+        challenged=challenged,
     )
 
 

@@ -56,7 +56,7 @@ def compare(bot_id: int):
 @versions_api.get("/<name>/comparisons")
 def comparisons(name: str):
     s = session()
-    return jsonify(versions_panel(s, _bot_id(s, name)).as_dict())
+    return jsonify(versions_panel(s, bot_id_named(s, name)).as_dict())
 
 
 @versions_api.post("/<name>/comparisons")
@@ -129,10 +129,10 @@ def _start(name: str, baseline: str, candidate: str, pairs: object) -> int:
 def _panel(name: str) -> dict:
     """The panel after a change (read afresh: the request's session began before it)."""
     with database().session(read_only=True) as s:
-        return versions_panel(s, _bot_id(s, name)).as_dict()
+        return versions_panel(s, bot_id_named(s, name)).as_dict()
 
 
-def _bot_id(s: Session, name: str) -> int:
+def bot_id_named(s: Session, name: str) -> int:
     found = s.scalar(select(Bot.id).where(Bot.name == name))
     if found is None:
         raise StoreError(f"no bot named {name!r}")

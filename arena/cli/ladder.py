@@ -8,6 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from arena.challenges.start import unplayed
 from arena.cli.context import runtime_and_db, unsafe_no_sandbox, user_errors, with_ladder
 from arena.cli.render import literal
 from arena.comparisons.play import comparison_matches
@@ -47,8 +48,8 @@ def show(name: str) -> None:
 @unsafe_no_sandbox
 def run(name: str, workers: int | None, until_settled: bool, matches: int | None) -> None:
     """Play the ladder on this machine until Ctrl-C (matches under way are given back and
-    played again by the next run or a worker), and the new versions' comparisons between
-    its rounds."""
+    played again by the next run or a worker), and the comparisons and challenges waiting
+    between its rounds."""
     with user_errors():
         runtime, db = runtime_and_db()
         with_ladder(db)
@@ -74,7 +75,7 @@ def run(name: str, workers: int | None, until_settled: bool, matches: int | None
                 until_settled,
                 matches,
                 on_idle=on_idle,
-                also=lambda: comparison_matches(db, runtime),
+                also=lambda: comparison_matches(db, runtime) + unplayed(db),
             )
             click.echo(f"{plural(summary.played, 'match')} played")
         except KeyboardInterrupt:

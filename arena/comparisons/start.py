@@ -87,7 +87,7 @@ def create_comparison(
         raise ComparisonRefused("a comparison needs at least one pair of matches")
     rivals = [s.merge(r, load=False) for r in rivals]
     _check_versions(baseline, candidate, rivals)
-    spec = TournamentSpec.from_row(_ladder_for(s, candidate).tournament)
+    spec = TournamentSpec.from_row(ladder_for(s, candidate).tournament)
     name = f"{candidate.ref} against {baseline.version}"
     columns = spec.resolved().columns() | {"name": name, "kind": "comparison"}
     tournament = create_tournament(s, columns, [baseline, candidate, *rivals], [])
@@ -134,6 +134,7 @@ def _scheduled_pairs(s: Session, comparison: Comparison) -> int:
 
 
 def _opponent(db: Database, runtime: Runtime, ref: str) -> BotVersion:
+    """A house bot by name (registered on first use), or another bot's ``NAME@VERSION``."""
     if ref.startswith("house:"):
         return house_version(db, runtime, ref)
     with db.session(read_only=True) as s:
@@ -145,19 +146,26 @@ def _check_versions(
 ) -> None:
     if baseline.bot_id != candidate.bot_id or baseline.id == candidate.id:
         raise ComparisonRefused("a comparison is between two versions of one bot")
-    for version in (baseline, candidate, *rivals):
+    check_table([baseline, candidate], rivals)
+
+
+def check_table(players: Sequence[BotVersion], rivals: Sequence[BotVersion]) -> None:
+    """``players`` (versions of one bot) may sit with ``rivals``: all valid, three different
+    opponents, no two of one owner and none of the players' owner."""
+    for version in (*players, *rivals):
         if version.status != "valid":
             raise ComparisonRefused(f"{version.ref} is {version.status}, not valid: it cannot play")
     if len(rivals) != OPPONENTS or len({r.id for r in rivals}) != OPPONENTS:
-        raise ComparisonRefused(f"a comparison needs {OPPONENTS} different opponents")
-    owners = [v.bot.owner_id for v in (candidate, *rivals) if v.bot.owner_id is not None]
-    if len(owners) != len(set(owners)) or candidate.bot_id in {r.bot_id for r in rivals}:
+        raise ComparisonRefused(f"it takes {OPPONENTS} different opponents")
+    player = players[0]
+    owners = [v.bot.owner_id for v in (player, *rivals) if v.bot.owner_id is not None]
+    if len(owners) != len(set(owners)) or player.bot_id in {r.bot_id for r in rivals}:
         raise ComparisonRefused(
-            "the opponents must be of different owners, none of them the compared bot's"
+            f"the opponents must be of different owners, none of them {player.bot.name}'s"
         )
 
 
-def _ladder_for(s: Session, candidate: BotVersion) -> Ladder:
+def ladder_for(s: Session, candidate: BotVersion) -> Ladder:
     """The first ladder whose rules the candidate's protocol plays: its rules, clock and
     match length are the comparison's."""
     protocol = protocol_of(candidate.manifest)

@@ -46,6 +46,7 @@ TOURNAMENT_STATUSES = ("draft", "running", "done")
 # recovery, results, replays and logs serve it unchanged; it never ends. So do a
 # comparison's (arena.comparisons), an owner's unrated challenge and a validation match.
 TOURNAMENT_KINDS = ("tournament", "ladder", "comparison", "challenge", "validation")
+RATED_KINDS = ("tournament", "ladder")  # the others' matches change no rating
 MATCH_STATUSES = ("pending", "running", "done", "failed")
 ANALYSIS_STATUSES = ("queued", "running", "done", "failed")
 # What a bot's owner lets a newly validated version do (``arena.comparisons.policy``): take
@@ -417,6 +418,24 @@ class Comparison(Base):
     tournament: Mapped[Tournament] = relationship(lazy="joined")
     baseline: Mapped[BotVersion] = relationship(foreign_keys=[baseline_version_id])
     candidate: Mapped[BotVersion] = relationship(foreign_keys=[candidate_version_id])
+
+
+class Challenge(Base):
+    """An owner's unrated match of one of their versions against opponents they chose
+    (``arena.challenges``): one match in a tournament row of kind "challenge"."""
+
+    __tablename__ = "challenges"
+    __table_args__ = (Index(None, "requested_by", "created_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), unique=True
+    )
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    requested_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = _created()
+
+    tournament: Mapped[Tournament] = relationship(lazy="joined")
 
 
 class GameScore(Base):

@@ -52,7 +52,7 @@ LOST_PRIORITY = 1
 PLACEMENT_PRIORITY = 3
 MATCH_PRIORITY = 6
 AUDIT_PRIORITY = 9
-STANDING = ("ladder", "comparison")  # kinds nobody follows: the workers' recovery sends them
+STANDING = ("ladder", "comparison", "challenge")  # nobody follows them: the recovery sends them
 MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
 log = logging.getLogger(__name__)
 
@@ -207,8 +207,8 @@ def finish_if_over(db: Database, tournament_id: int) -> bool:
 
 def sent_tournaments(db: Database) -> list[int]:
     """Running tournaments whose matches were sent to the workers (an embedded run's are
-    not: it plays and finishes its own), and every ladder's and comparison's (the workers
-    play those)."""
+    not: it plays and finishes its own), and every ladder's, comparison's and challenge's
+    (the workers play those)."""
     sent = exists().where(Match.tournament_id == Tournament.id, Match.queued_at.is_not(None))
     query = select(Tournament.id).where(
         Tournament.status == "running", or_(sent, Tournament.kind.in_(STANDING))

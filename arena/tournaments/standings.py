@@ -23,6 +23,7 @@ from arena.store import (
     save_rating_snapshot,
     set_tournament_status,
 )
+from arena.store.models import RATED_KINDS
 from arena.store.tournaments import lock_tournament
 from arena.tournaments.cache import CACHE
 from arena.tournaments.extend import extend_if_due
@@ -132,6 +133,8 @@ def snapshot(db: Database, tournament_id: int, step: int = 1) -> bool:
     with db.session(read_only=True) as s:
         if _covered(s, tournament_id, progress(s, tournament_id)["done"], step):
             return False  # before fitting: the usual case
+        if get_tournament(s, tournament_id).kind not in RATED_KINDS:
+            return False  # a comparison's or a challenge's matches are rated nowhere
         rows = game_rows(s, tournament_id)
         model = model_for(s, tournament_id)
         table = rank(s, rows, model)

@@ -1,5 +1,6 @@
 """Comparisons: a new version plays the one it would replace on the same deals (a
-tournament row of kind "comparison"; "challenge": an owner's unrated match; "validation":
+tournament row of kind "comparison"; "challenge": an owner's unrated match, in a row of
+``challenges``; "validation":
 a version's validation match, stored for its diagnosis); a bot's owner chooses when a new
 version takes the ladder seat (``promotion``) and which version holds it
 (``current_version_id``; NULL, as every bot has it here: the newest valid one, as until
@@ -100,8 +101,41 @@ def upgrade() -> None:
         op.f("ix_comparisons_candidate_version_id"), "comparisons", ["candidate_version_id"]
     )
 
+    op.create_table(
+        "challenges",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("tournament_id", sa.Integer(), nullable=False),
+        sa.Column("bot_version_id", sa.Integer(), nullable=False),
+        sa.Column("requested_by", sa.Integer(), nullable=True),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["tournament_id"],
+            ["tournaments.id"],
+            name=op.f("fk_challenges_tournament_id_tournaments"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["bot_version_id"],
+            ["bot_versions.id"],
+            name=op.f("fk_challenges_bot_version_id_bot_versions"),
+        ),
+        sa.ForeignKeyConstraint(
+            ["requested_by"],
+            ["users.id"],
+            name=op.f("fk_challenges_requested_by_users"),
+            ondelete="SET NULL",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_challenges")),
+        sa.UniqueConstraint("tournament_id", name=op.f("uq_challenges_tournament_id")),
+    )
+    op.create_index(op.f("ix_challenges_bot_version_id"), "challenges", ["bot_version_id"])
+    op.create_index(
+        op.f("ix_challenges_requested_by_created_at"), "challenges", ["requested_by", "created_at"]
+    )
+
 
 def downgrade() -> None:
+    op.drop_table("challenges")
     op.drop_index(op.f("ix_comparisons_candidate_version_id"), table_name="comparisons")
     op.drop_index(op.f("ix_comparisons_bot_id"), table_name="comparisons")
     op.drop_table("comparisons")
