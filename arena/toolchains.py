@@ -26,6 +26,11 @@ _LIBRARY_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/us
 _VERSION = re.compile(r"\d+(?:\.\d+)+")
 # Folders of a play tree no bot runs (a JDK's modules for linking, headers, manuals).
 PLAY_SKIP = frozenset({"jmods", "include", "man", "legal", "demo", "sample"})
+# What a Python bot may import besides the stdlib and ``arena``: the sandbox's view holds these
+# distributions, with what they require, and none of the platform's others (SQLAlchemy,
+# Flask, Celery...). grpcio and protobuf are the SDK's; numpy and numba are offered on
+# purpose (the master's search runs on them). docs/sdk.md lists what a bot then imports.
+PYTHON_PACKAGES = ("grpcio", "protobuf", "numpy", "numba")
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,7 @@ class Toolchain:
 TOOLCHAINS: tuple[Toolchain, ...] = (
     Toolchain(
         "python",
-        "Python (the platform's own: grpcio, protobuf, numpy and the arena SDK importable)",
+        f"Python (the platform's own: the arena SDK and {', '.join(PYTHON_PACKAGES)} importable)",
         (sys.executable, "--version"),
         (),
         languages=("python",),

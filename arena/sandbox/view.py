@@ -5,8 +5,8 @@ Every file two sandboxes can both read is a channel between seats playing at onc
 touches chosen pages of a big file, the other times its first touch of each (a page read
 from disk costs ~100 times one in the cache). Binding all of /usr and the whole Python
 prefix made gigabytes of such pages visible. The view therefore holds only what the
-runtimes need (the platform's Python with its stdlib and the distributions the platform
-depends on, Node, what the installed toolchains' bots load at play, the sandbox's own tools,
+runtimes need (the platform's Python with its stdlib and the distributions offered to
+bots, Node, what the installed toolchains' bots load at play, the sandbox's own tools,
 the shared libraries these load), and it is a
 copy on a tmpfs: without swap, tmpfs data, directories, inodes and dentries are memory and
 never leave it, so every page a bot can touch is resident before the first bot starts and
@@ -35,17 +35,16 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.toolchains import PLAY_SKIP, play_paths
+from arena.toolchains import PLAY_SKIP, PYTHON_PACKAGES, play_paths
 
 from .copies import _alive, _copy_file, copy_dirs
 from .policy import SandboxError, SandboxPolicy
 
 logger = logging.getLogger(__package__)
 
-# The platform's own distribution (its requirements are the site-packages bots may import),
-# and what bots need when the platform runs from a checkout without it installed.
+# The platform's own distribution: its files (an editable install's finder, or the installed
+# packages) are how a bot's Python finds `arena`; its requirements are not all for bots.
 _PLATFORM_DIST = "callbreak-arena"
-_FALLBACK_DISTS = ("grpcio", "protobuf", "numpy", "numba")
 # Parts of the stdlib no bot runs (tests, IDE, Tk, pip's bootstrap, the static libpython).
 _STDLIB_SKIP = {"site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo"}
 _STDLIB_SKIP |= {"ensurepip"}
@@ -169,7 +168,7 @@ def _readable_by_others(info: os.stat_result) -> bool:
 
 
 def _python(closure: _Closure) -> None:
-    """The interpreter, its stdlib and the distributions the platform depends on."""
+    """The interpreter, its stdlib and the distributions bots are offered."""
     bin_dir = os.path.dirname(sys.executable)
     for name in ("python", "python3", f"python{sys.version_info[0]}.{sys.version_info[1]}"):
         closure.add(os.path.join(bin_dir, name))
@@ -197,9 +196,10 @@ def _python(closure: _Closure) -> None:
 
 
 def _distributions() -> list[metadata.Distribution]:
-    """The platform's distribution and its requirements (with their extras), recursively,
-    as installed in the site directories (not a checkout's egg-info: that lists the
-    checkout's files)."""
+    """The distributions offered to bots (``PYTHON_PACKAGES``) and their requirements (with
+    their extras), recursively, and the platform's own without its requirements, as
+    installed in the site directories (not a checkout's egg-info: that lists the checkout's
+    files)."""
     sites = [*site.getsitepackages(), site.getusersitepackages()]
     sites += [sysconfig.get_paths()[k] for k in ("purelib", "platlib")]
 
@@ -208,15 +208,13 @@ def _distributions() -> list[metadata.Distribution]:
             return dist
         raise metadata.PackageNotFoundError(name)
 
-    try:
-        roots = [(find(_PLATFORM_DIST), frozenset[str]())]
-    except metadata.PackageNotFoundError:
-        roots = []
-        for name in _FALLBACK_DISTS:
-            with contextlib.suppress(metadata.PackageNotFoundError):
-                roots.append((find(name), frozenset()))
     found: dict[str, tuple[metadata.Distribution, frozenset[str]]] = {}
-    todo = list(roots)
+    with contextlib.suppress(metadata.PackageNotFoundError):
+        found[_PLATFORM_DIST] = (find(_PLATFORM_DIST), frozenset())
+    todo: list[tuple[metadata.Distribution, frozenset[str]]] = []
+    for name in PYTHON_PACKAGES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            todo.append((find(name), frozenset()))
     while todo:
         dist, extras = todo.pop()
         key = _norm(dist.metadata["Name"])
