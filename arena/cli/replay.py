@@ -4,6 +4,7 @@ exported from a replay; read a tournament match's bot logs."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import click
@@ -16,10 +17,13 @@ from arena.cli.render import deal_lines, literal, standings_table, unique_names
 from arena.game import RecordError, check_game_record, validate_record
 from arena.players.player import BotFault
 from arena.readmodels.decision import load_decision
+from arena.readmodels.logs import decision_lines
 from arena.readmodels.records import shown_record
 from arena.referee.moves import checked
 from arena.store import bot_logs, get_match, version_refs
 from arena.text import plural, printable
+
+LOG_TAIL = 20  # lines of a bot's log shown when it failed before writing at the decision
 
 
 @click.group()
@@ -158,25 +162,45 @@ def _stored_record(match_id: int) -> str:
     help="A bot directory or zip (run in the sandbox), or a house bot name.",
 )
 def decision(file: Path, bot: str) -> None:
-    """Ask BOT the decision exported in FILE (from the dashboard's replay viewer); print its
-    answer and whether it is legal."""
+    """Ask BOT the decision exported in FILE (from the dashboard's replay viewer); print what
+    it wrote to its log at that decision (its stderr, a traceback), its answer and whether
+    it is legal."""
     try:
         loaded = load_decision(json.loads(file.read_text()))
     except (json.JSONDecodeError, UnicodeDecodeError, ValueError) as exc:
         raise click.ClickException(f"{file}: {exc}") from None
     request = loaded.request
-    with user_errors():
-        player = make_player(bot)
-    try:
-        player.start(loaded.info, loaded.startup_ms / 1000)
-        raw = player.decide(request, request.decision_ms / 1000)
-        move = checked(request.kind, raw, request.observation)
-    except BotFault as exc:
-        raise click.ClickException(f"{player.name} failed: {exc.kind}: {exc.reason}") from None
-    finally:
-        player.close()
+    with tempfile.TemporaryDirectory(prefix="arena-decision-") as log_dir:
+        with user_errors():
+            player = make_player(bot, log_dir=Path(log_dir))
+        failure = None
+        try:
+            player.start(loaded.info, loaded.startup_ms / 1000)
+            raw = player.decide(request, request.decision_ms / 1000)
+            move = checked(request.kind, raw, request.observation)
+        except BotFault as exc:
+            failure = f"{player.name} failed: {exc.kind}: {exc.reason}"
+        finally:
+            player.close()  # its output is all in the log once it is stopped
+        _print_log(getattr(player, "log_path", None), request.id, failure is not None)
+    if failure is not None:
+        raise click.ClickException(failure)
     what = "call" if request.kind == "call" else "card"
     click.echo(f"decision {request.id} ({request.kind}), {player.name} answers: {what} {move}")
+
+
+def _print_log(path: Path | None, decision_id: int, failed: bool) -> None:
+    """A process bot's log lines around the decision's marker; when it failed without
+    writing a line once asked (at start-up, say), the end of its log instead."""
+    text = path.read_text(errors="replace") if path is not None and path.exists() else ""
+    lines = decision_lines(text, decision_id)
+    if lines is not None:
+        click.echo(f"its log at decision {decision_id}:")
+    elif failed and text.strip():
+        click.echo(f"its log (nothing written once asked decision {decision_id}) ends:")
+        lines = [printable(line) for line in text.rstrip("\n").split("\n")[-LOG_TAIL:]]
+    for line in lines or []:
+        click.echo(f"  {line}")
 
 
 @replay.command("logs")

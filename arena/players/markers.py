@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from arena.players.player import Request
 
-_LABEL = re.compile(r"── game (\d+) · deal (\d+) · step (\d+) · ")
+_LABEL = re.compile(r"── game (\d+) · deal (\d+) · step (\d+) · decision (\d+) ")
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class Marker:
     game: int
     deal: int
     step: int
+    decision: int  # the match-wide id
 
     @property
     def anchor(self) -> str:
@@ -45,4 +46,4 @@ def decision_label(request: Request) -> str:
 def marker_of(label: str) -> Marker | None:
     """The decision a label names; None for another platform line."""
     found = _LABEL.match(label)
-    return None if found is None else Marker(int(found[1]), int(found[2]), int(found[3]))
+    return None if found is None else Marker(*(int(found[k]) for k in range(1, 5)))

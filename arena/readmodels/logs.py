@@ -9,9 +9,13 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from arena.players.markers import marker_of
+from arena.sandbox import LOG_MARK
 from arena.store import Bot, BotLog, BotVersion, StoreError
+from arena.text import printable
 
 LISTED = 200
+BEFORE = 5  # lines of a log shown before a decision's marker
 
 
 @dataclass(frozen=True)
@@ -82,3 +86,24 @@ def log_text(s: Session, bot_id: int, version: str, match_id: int | None) -> str
     if text is None:
         raise StoreError("no such log")
     return text
+
+
+def decision_lines(text: str, decision: int, before: int = BEFORE) -> list[str] | None:
+    """What a bot wrote at decision ``decision`` (the match-wide id), from its log ``text``:
+    the decision's marker line (as the log page shows it) and the bot's lines after it up to
+    the next platform line, after the ``before`` lines that came before the marker. None
+    when the log has no such marker: the capture writes one only before the bot's next
+    output, so the bot wrote nothing once asked. Lines are printable, as on the log page."""
+    # at "\n" only: splitlines() would also break at LOG_MARK and at characters a bot chooses
+    lines = text.removesuffix("\n").split("\n") if text else []
+    at = next((i for i, raw in enumerate(lines) if _marks(raw, decision)), None)
+    if at is None:
+        return None
+    end = next((i for i in range(at + 1, len(lines)) if lines[i].startswith(LOG_MARK)), None)
+    return [printable(raw) for raw in lines[max(0, at - before) : end]]
+
+
+def _marks(raw: str, decision: int) -> bool:
+    """Whether the log line ``raw`` is the platform's marker of ``decision``."""
+    marker = marker_of(printable(raw)) if raw.startswith(LOG_MARK) else None
+    return marker is not None and marker.decision == decision

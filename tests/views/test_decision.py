@@ -13,7 +13,28 @@ from arena.game import PAGAT
 from arena.players.wire import request_to_proto
 from arena.readmodels.decision import DecisionNotFound, export_decision, load_decision
 from arena.referee import Clock, MatchSpec, play_match
+from tests.referee.conftest import POLICY, copy_bot_dir
+from tests.support import need_sandbox
 from tests.views.players import Delegating
+
+# A bot that says what it does on stderr, then fails at its first decision: the SDK prints
+# the traceback to its log and answers that it could not decide.
+FAILS_AT_ONCE = """
+import sys
+from arena.sdk import Bot, serve
+
+class FailsAtOnce(Bot):
+    name = "fails-at-once"
+
+    def call(self, obs):
+        print(f"thinking about {len(obs.hand)} cards", file=sys.stderr, flush=True)
+        return {}["no such key"]
+
+    play = call
+
+if __name__ == "__main__":
+    serve(FailsAtOnce())
+"""
 
 
 class Recording(Delegating):
@@ -76,3 +97,28 @@ def test_replay_decision_refuses_other_files(tmp_path):
     result = CliRunner().invoke(main, ["replay", "decision", str(path), "--bot", "heuristic"])
     assert result.exit_code == 1
     assert "not a callbreak-decision file" in result.output
+
+
+def test_replay_decision_shows_what_the_bot_logged_at_the_decision(played, tmp_path):
+    need_sandbox(POLICY)
+    record, players = played
+    request = players[0].requests[0]  # a call: the bot's first decision, as in the match
+    path = tmp_path / "decision.json"
+    path.write_text(json.dumps(export_decision(record, request.game, request.id)))
+    source = tmp_path / "src" / "fails-at-once"
+    source.mkdir(parents=True)
+    (source / "bot.py").write_text(FAILS_AT_ONCE)
+    manifest = 'name = "fails-at-once"\nversion = "1"\ncommand = ["python3", "bot.py"]\n'
+    (source / "bot.toml").write_text(manifest)
+    bot = copy_bot_dir(source, tmp_path / "bots")
+    result = CliRunner().invoke(main, ["replay", "decision", str(path), "--bot", str(bot)])
+    assert result.exit_code == 1, result.output
+    assert "Error: fails-at-once failed: exception" in result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"its log at decision {request.id}:"
+    assert lines[1] == "  [arena: start 1 of fails-at-once]"  # what came before the marker
+    [marker] = [i for i, line in enumerate(lines) if line.startswith("  ── game 1 · deal 1 ·")]
+    assert lines[marker].endswith(f" · decision {request.id} (call) ──")
+    assert lines[marker + 1] == "  thinking about 13 cards"
+    assert "  Traceback (most recent call last):" in lines
+    assert lines[-1] == "  KeyError: 'no such key'"
