@@ -28,8 +28,9 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 
 def deal_lines(game: int, deal: Deal, names: Sequence[str], hands: bool = False) -> list[str]:
-    """A deal as a grid by seat: calls, each trick (led card marked ›, winner in bold), result;
-    with ``hands``, each seat's dealt hand first."""
+    """A deal as a grid by seat: calls, each trick (led card marked ›, the winner's card
+    marked * and in bold: piped output has no bold), result; with ``hands``, each seat's
+    dealt hand first."""
     names = [literal(n) for n in names]
     w = max(8, *(len(n) for n in names)) + 2
     row = "  {:<9}" + "".join(f"{{:>{w}}}" for _ in range(4))
@@ -42,7 +43,9 @@ def deal_lines(game: int, deal: Deal, names: Sequence[str], hands: bool = False)
     for t, trick in enumerate(deal.tricks, 1):
         cells = [""] * 4
         for i, card in enumerate(trick.cards):
-            cells[trick.seat_of(i)] = ("›" if i == 0 else "") + str(card)
+            seat = trick.seat_of(i)
+            led, won = "›" if i == 0 else "", "*" if seat == trick.winner else ""
+            cells[seat] = f"{led}{card}{won}"
         bold = [f"[bold]{c}[/]" if s == trick.winner else c for s, c in enumerate(cells)]
         lines.append(_pad(row.format(f"trick {t}", *cells), bold, cells))
     points = [f"{points_json(p):+g}" for p in deal.points()]

@@ -310,7 +310,13 @@ def test_play_with_house_bots_prints_deals_and_standings(arena, tmp_path):
     assert sorted(ranks) == [1, 2, 3, 4]
     assert f"Replay written to {replay}" in out
     assert "Bot logs" not in out  # no process bot played
-    assert json.loads(replay.read_text())["format"] == "callbreak-match"
+    record = json.loads(replay.read_text())
+    tricks = [line.split()[2:] for line in out.splitlines() if line.startswith("  trick ")]
+    winners = [t["winner"] for g in record["games"] for d in g["deals"] for t in d["tricks"]]
+    assert len(tricks) == len(winners) == 4 * 13
+    for cells, winner in zip(tricks, winners, strict=True):  # piped: no bold, the * says it
+        assert [cell.endswith("*") for cell in cells] == [s == winner for s in range(4)], cells
+    assert record["format"] == "callbreak-match"
 
 
 def test_play_with_a_process_bot_keeps_its_log(arena, tmp_path, sandbox):
