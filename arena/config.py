@@ -17,6 +17,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
 DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
 DEFAULT_SUBMISSIONS_PER_HOUR = 20
+DEFAULT_COMPARISON_PAIRS = 40  # a new version's comparison: at most 80 matches
 DEFAULT_ANALYSES_PER_HOUR = 10  # match analyses per user (organisers: no limit)
 BUILD_MARGIN_S = 300.0  # a build's packing and storing, then the validation match after it
 DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minutes is lost
@@ -61,6 +62,8 @@ class Settings:
     sent again by the next sweep, for a process that has no sandbox);
     ``max_upload``: bytes of one uploaded bot archive (``ARENA_MAX_UPLOAD``);
     ``submissions_per_hour``: uploads per user per hour (``ARENA_SUBMISSIONS_PER_HOUR``);
+    ``comparison_pairs``: the pairs of matches a new version's comparison plays at most
+    (``ARENA_COMPARISON_PAIRS``; ``arena.comparisons``);
     ``analyses_per_hour``: match analyses a user may ask for per hour
     (``ARENA_ANALYSES_PER_HOUR``; organisers have no limit);
     ``pending_timeout_s``: seconds after which a version still pending has lost its
@@ -97,6 +100,7 @@ class Settings:
     validate_here: bool = True
     max_upload: int = DEFAULT_MAX_UPLOAD
     submissions_per_hour: int = DEFAULT_SUBMISSIONS_PER_HOUR
+    comparison_pairs: int = DEFAULT_COMPARISON_PAIRS
     analyses_per_hour: int = DEFAULT_ANALYSES_PER_HOUR
     pending_timeout_s: float = DEFAULT_PENDING_TIMEOUT_S
     storage_quota: int = DEFAULT_STORAGE_QUOTA
@@ -145,6 +149,9 @@ class Settings:
             max_upload=_number(env, "ARENA_MAX_UPLOAD", int, DEFAULT_MAX_UPLOAD, minimum=1),
             submissions_per_hour=_number(
                 env, "ARENA_SUBMISSIONS_PER_HOUR", int, DEFAULT_SUBMISSIONS_PER_HOUR, minimum=1
+            ),
+            comparison_pairs=_number(
+                env, "ARENA_COMPARISON_PAIRS", int, DEFAULT_COMPARISON_PAIRS, minimum=1
             ),
             analyses_per_hour=_number(
                 env, "ARENA_ANALYSES_PER_HOUR", int, DEFAULT_ANALYSES_PER_HOUR, minimum=1

@@ -23,7 +23,8 @@ from arena.store.models import Comparison
 
 
 def open_gates(db: Database, runtime: Runtime, bounds: Bounds | None = None) -> list[int]:
-    """Start the comparisons new versions are owed (their first pairs scheduled); their ids."""
+    """Start the comparisons new versions are owed (their first pairs scheduled); their ids.
+    ``bounds``: the test's (default: capped at the settings' ``comparison_pairs``)."""
     with db.session(read_only=True) as s:
         waiting = [v.id for v in ungated(s)]
     if not waiting:
@@ -32,7 +33,7 @@ def open_gates(db: Database, runtime: Runtime, bounds: Bounds | None = None) -> 
     started = []
     for version_id in waiting:
         with db.session() as s:
-            comparison_id = _gate(s, version_id, rivals, bounds or Bounds())
+            comparison_id = _gate(s, version_id, rivals, bounds or _bounds(runtime))
         if comparison_id is not None:
             advance(db, comparison_id)
             started.append(comparison_id)
@@ -52,3 +53,7 @@ def _gate(s: Session, version_id: int, rivals: list[BotVersion], bounds: Bounds)
         return None
     comparison.promoted = candidate.bot.current_version_id == candidate.id
     return comparison.id
+
+
+def _bounds(runtime: Runtime) -> Bounds:
+    return Bounds(cap=runtime.settings.comparison_pairs)

@@ -34,7 +34,7 @@ from sqlalchemy import func, select
 from arena.readmodels.ladder import LadderView, ladder_view
 from arena.runtime import Runtime
 from arena.store import BotVersion, Database, Match, Tournament, list_tournaments
-from arena.store.models import Bot, Ladder
+from arena.store.models import Bot, Comparison, Ladder
 from arena.store.tournaments import lock_tournament
 from tests.cluster import Redis, Workers, cluster_env
 from tests.ladders.test_ladder_run import (  # noqa: F401 (fresh_fits: an autouse fixture)
@@ -135,11 +135,19 @@ def ticks(root: Path) -> int:
     return len(TICK.findall(worker_logs(root)))
 
 
+def compared(db: Database) -> Comparison | None:
+    """The gate's comparison, once it has its verdict."""
+    with db.session(read_only=True) as s:
+        return s.scalar(select(Comparison).where(Comparison.status == "done"))
+
+
 def no_tournament(db: Database) -> None:
-    """Nobody organised anything: the ladder's row is the only tournament row."""
+    """Nobody organised anything: the ladder's row is the only tournament row (but for the
+    comparisons the platform started for new versions)."""
     with db.session(read_only=True) as s:
         assert list_tournaments(s) == []
-        assert s.scalar(select(func.count()).select_from(Tournament)) == 1
+        query = select(func.count()).where(Tournament.kind != "comparison")
+        assert s.scalar(query) == 1
 
 
 def test_a_bot_uploaded_on_the_web_is_ranked_replaced_and_retired_with_no_organiser(
@@ -149,6 +157,7 @@ def test_a_bot_uploaded_on_the_web_is_ranked_replaced_and_retired_with_no_organi
     alice, bob = token_for(cluster_db, "alice"), token_for(cluster_db, "bob")
     home = tmp_path / "home"
     home.mkdir()
+    workers.env["ARENA_COMPARISON_PAIRS"] = "2"  # the gate's comparisons: 4 matches at most
     workers.start(concurrency=2)
     beat = start_beat(cluster_db, redis, tmp_path, {})
     try:
@@ -179,6 +188,14 @@ def test_a_bot_uploaded_on_the_web_is_ranked_replaced_and_retired_with_no_organi
             alpha2 = upload("alpha", "2.0", alice)  # the new version replaces the old
             since = cut(cluster_db, tid)
             until(placed(alpha2, after=since), 180, "alpha 2.0 placed and ranked", workers)
+            # and plays the old one on the same deals, sent to the workers by its validation
+            until(lambda: compared(cluster_db) is not None, 180, "alpha 2.0 compared", workers)
+            gate = compared(cluster_db)
+            assert gate is not None
+            assert (gate.baseline_version_id, gate.candidate_version_id) == (alpha1, alpha2)
+            assert (
+                gate.gate and gate.promoted and gate.verdict in ("better", "worse", "not separated")
+            )
         assert alpha1 not in ranked(cluster_db)
         assert not any(alpha1 in m.seats for m in ladder_matches(cluster_db, tid, since))
 
