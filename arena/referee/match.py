@@ -25,6 +25,7 @@ from arena.game.record import points_json
 from arena.players.player import (
     BotDied,
     BotFault,
+    BotTimeout,
     DealEnd,
     Event,
     GameEnd,
@@ -218,6 +219,8 @@ class Referee:
         except BotFault as exc:
             fault, move = exc, fallback(kind, obs)
         wall_ms = (time.perf_counter() - t0) * 1000
+        if isinstance(fault, BotTimeout):
+            fault = BotTimeout(f"{fault.reason} ({self._waited(wall_ms, entrant.bank_ms)})")
         entrant.bank_ms = max(
             0.0, entrant.bank_ms - max(0.0, wall_ms - self.spec.clock.decision_ms)
         )
@@ -225,6 +228,15 @@ class Referee:
         if fault is not None:
             self._strike(e, fault, g, deal.index, request.id)
         return move
+
+    def _waited(self, wall_ms: float, bank_ms: float) -> str:
+        """How long a timed-out decision was waited for against its allowance: the
+        per-decision time plus what was left of the bank."""
+        decision_ms = self.spec.clock.decision_ms
+        return (
+            f"waited {wall_ms:.0f} ms, the allowance is {decision_ms + bank_ms:.0f} ms: "
+            f"{decision_ms} ms a decision + {bank_ms:.0f} ms of bank"
+        )
 
     def _strike(self, e: int, exc: BotFault, g: int, deal: int, decision: int) -> None:
         entrant = self.entrants[e]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 import time
 
 import pytest
 
 from arena.game import BHOOS, PAGAT, Deal, validate_record
 from arena.players.inprocess import InProcessPlayer
-from arena.players.player import BotDied, MatchInfo, Request
+from arena.players.player import BotDied, BotTimeout, MatchInfo, Request
 from arena.referee import Clock, MatchSpec, play_match
 
 
@@ -202,6 +203,37 @@ class Slow(Randomish):
     def call(self, obs):
         time.sleep(self.delay)
         return super().call(obs)
+
+
+class Silent(InProcessPlayer):
+    """Lets its 2nd and 3rd decisions time out, as a stream player reports it."""
+
+    asked = 0
+
+    def decide(self, request: Request, timeout_s: float):
+        self.asked += 1
+        if self.asked in (2, 3):
+            raise BotTimeout(f"no answer to decision {request.id} in time")
+        return super().decide(request, timeout_s)
+
+
+def test_a_timeout_says_how_long_it_was_waited_for_against_its_allowance():
+    clock = Clock(decision_ms=300, bank_ms=1000)
+    result = play_match(spec(seed=2, clock=clock, games=1), players(Silent(Randomish(), "silent")))
+    timeouts = [f for f in result.faults if f.kind == "timeout"]
+    took = {e["id"]: e["ms"] for d in result.record["games"][0]["deals"] for e in d["decisions"]}
+    assert len(timeouts) == 2
+    for fault in timeouts:
+        found = re.fullmatch(
+            rf"no answer to decision {fault.decision} in time \(waited (\d+) ms, the "
+            r"allowance is (\d+) ms: 300 ms a decision \+ (\d+) ms of bank\)",
+            fault.reason,
+        )
+        assert found, fault.reason
+        waited, allowance, bank = map(int, found.groups())
+        assert abs(waited - took[fault.decision]) <= 1  # the time the record holds
+        assert allowance == 300 + bank <= 1300
+    assert result.record["faults"][0]["reason"] == timeouts[0].reason  # stored as printed
 
 
 def test_overruns_come_out_of_the_bank_and_are_told_to_the_bot():
