@@ -20,6 +20,7 @@ from arena.players.player import public_reason
 from arena.readmodels import export as exported
 from arena.readmodels.analyses import analysis_detail, listed, match_analyses
 from arena.readmodels.bots import bot_list, bot_page
+from arena.readmodels.comparisons import seat_notice
 from arena.readmodels.ladder import ladder_names, ladder_notice, ladder_view
 from arena.readmodels.leaderboard import leaderboard as board_of
 from arena.readmodels.matches import match_detail, match_list
@@ -29,7 +30,8 @@ from arena.readmodels.tournaments import (
     tournament_page,
     tournament_summary,
 )
-from arena.store import get_match, users
+from arena.store import BotVersion, get_match, users
+from arena.store.models import as_utc, utcnow
 from arena.submissions import SubmissionError, set_retired, submission_status, version_log
 from arena.tournaments.cache import CACHE
 from dashboard.analysis_jobs import analysis_dispatch
@@ -200,12 +202,21 @@ def submit_bot_version(name: str):
     """Upload a new version of ``name`` (a zip: the form field ``file`` or the raw body)."""
     user = bearer_user()
     upload, filename = _uploaded_zip(name)
+    started = utcnow()
     version_id = submit(user.id, upload, filename=filename, name=name)
     status = submission_status(database(), version_id)
     where = url_for("api.version_status", version_id=version_id, _external=True)
     with database().session(read_only=True) as s:  # the request's session predates the upload
         ladder = ladder_notice(s, version_id)
-    body = {"id": version_id, "status": status.status, "status_url": where, "ladder": ladder}
+        before = as_utc(s.get_one(BotVersion, version_id).created_at) < started
+        seat = seat_notice(s, version_id, stored_before=before)
+    body = {
+        "id": version_id,
+        "status": status.status,
+        "status_url": where,
+        "ladder": ladder,
+        "seat": seat,
+    }
     return jsonify(body), 201, {"Location": where}
 
 

@@ -160,6 +160,8 @@ def submit(path: Path, server: str, wait: bool, timeout: float) -> None:
         reply = _upload(client, manifest["name"], archive, path)
         ref = f"{manifest['name']}@{manifest.get('version', '0')}"
         click.echo(printable(f"{ref} uploaded (id {reply['id']}): {reply['status']}"))
+        if seat := reply.get("seat"):  # servers before comparisons send none
+            click.echo(printable(seat))
         if not wait:
             click.echo(f"its verdict: {reply['status_url']}")
             return

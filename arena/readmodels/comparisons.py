@@ -120,3 +120,28 @@ def comparison_view(s: Session, comparison: Comparison) -> ComparisonView:
 def _played(s: Session, tournament_id: int) -> int:
     query = select(func.count()).where(Match.tournament_id == tournament_id, Match.status == "done")
     return s.scalar(query) or 0
+
+
+def seat_notice(s: Session, version_id: int, stored_before: bool) -> str:
+    """What an upload's reply says of the ladder seat: the bot's policy for a new version,
+    or, for files stored before, whether that version is current and how to make it so
+    (uploading an old version's files again is no rollback)."""
+    version = s.get_one(BotVersion, version_id)
+    bot = version.bot
+    if stored_before:
+        panel = versions_panel(s, bot.id)
+        if panel.current == version.version:
+            return f"these files are {version.ref}, stored before: the version the ladders seat"
+        return (
+            f"these files are {version.ref}, stored before; the ladders seat {panel.current}: "
+            f"make {version.version} current again on the bot page or with "
+            f"`arena bot current {version.ref}`"
+        )
+    held = "its current version" if bot.current_version_id is None else "the current version"
+    return {
+        "now": "once valid it takes the ladder seat, and plays {held} on the same deals",
+        "if-not-worse": "once valid it plays {held} on the same deals, and takes the ladder "
+        "seat unless found worse",
+        "keep": "once valid it plays {held} on the same deals; it takes the ladder seat only "
+        "when you make it current",
+    }[bot.promotion].format(held=held)

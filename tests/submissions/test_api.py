@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import SandboxPolicy
-from arena.store import revoke_token
+from arena.store import revoke_token, set_bot_status
 from arena.submissions import EmbeddedValidation, submission_status
 from dashboard import create_app
 from dashboard.api import SPEC
@@ -204,3 +204,20 @@ def test_every_documented_answer_of_the_token_routes_is_tested():
     """The tests above cover each status the document promises (keep them in step)."""
     assert set(DOCUMENTED["responses"]) == {"201", "400", "401", "403", "413", "429", "503"}
     assert set(LOG_DOC["responses"]) == {"200", "401", "404"}
+
+
+def test_the_reply_says_what_becomes_of_the_ladder_seat(client, alice, mine, db, tmp_path):
+    """A new version: the policy; an old version's files again: no rollback, and how to
+    make it current (the contestant who re-uploaded 1.1.0 to undo 1.2.0 saw 201, valid)."""
+    first = documented(post(client, alice.token, mine), 201)
+    assert "once valid it takes the ladder seat" in first["seat"]
+    with db.session() as s:
+        set_bot_status(s, first["id"], "valid")
+    newer = zip_of(sample_copy(tmp_path / "newer", "mine", version="2.0"))
+    second = documented(post(client, alice.token, newer), 201)
+    with db.session() as s:
+        set_bot_status(s, second["id"], "valid")
+    again = documented(post(client, alice.token, mine), 201)
+    assert again["id"] == first["id"]
+    assert "mine@1.0, stored before; the ladders seat 2.0" in again["seat"]
+    assert "arena bot current mine@1.0" in again["seat"]
