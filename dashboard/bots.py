@@ -31,7 +31,7 @@ def show(bot_id: int):
     audit = bot_audit(s, bot_id) if user is not None and user.admin else None
     analysed = bot_analyses(s, bot_id)
     panel = versions_panel(s, bot_id)
-    challenged = challenges_panel(s, bot_id, user and user.id) if mine else None
+    challenged = challenges_panel(s, bot_id, None if user is None else user.id) if mine else None
     return render_template(
         "bot.html",
         page=page,

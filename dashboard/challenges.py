@@ -32,7 +32,9 @@ def challenge(bot_id: int):
 def listed(name: str):
     s = session()
     user = current_user()
-    return jsonify(challenges_panel(s, bot_id_named(s, name), user and user.id).as_dict())
+    return jsonify(
+        challenges_panel(s, bot_id_named(s, name), None if user is None else user.id).as_dict()
+    )
 
 
 @challenges_api.post("/<name>/challenges")

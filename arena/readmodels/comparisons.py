@@ -5,6 +5,7 @@ faults per version, the verdict), the version holding the ladder seat, and the p
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
@@ -111,10 +112,13 @@ def comparison_view(s: Session, comparison: Comparison) -> ComparisonView:
         faults={refs[int(v)]: n for v, n in faults.items()},
         bounds={"delta": comparison.delta, "alpha": comparison.alpha, "beta": comparison.beta},
         created_at=as_utc(comparison.created_at).isoformat(timespec="seconds"),
-        finished_at=comparison.finished_at
-        and as_utc(comparison.finished_at).isoformat(timespec="seconds"),
+        finished_at=_iso(comparison.finished_at),
         tournament_id=comparison.tournament_id,
     )
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else as_utc(moment).isoformat(timespec="seconds")
 
 
 def _played(s: Session, tournament_id: int) -> int:
