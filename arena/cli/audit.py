@@ -12,7 +12,7 @@ from arena import audits
 from arena.cli.context import runtime_and_db, user_errors
 from arena.cli.render import literal
 from arena.config import Settings
-from arena.ratings.audit import FAMILY_ALPHA, NEEDS
+from arena.ratings.audit import FAMILY_ALPHA, MIN_PAIR_MATCHES, NEEDS
 from arena.store import Database
 from arena.tournaments.audit import MAX_EVIDENCE, AuditLine, AuditReport, audit_report
 from arena.tournaments.executor import worker_name
@@ -29,6 +29,20 @@ EXPLAINED = (
     "against with any other tablemate's. difference: the first rate minus the second; p: "
     "one-sided (Fisher per bot, Cochran-Mantel-Haenszel per pair); matches: the bot's "
     "judged matches, or the pair's together."
+)
+# Pairs tested by points without --all-pairs (arena.tournaments.audit): an account's two
+# bots, or two bots of no account (house bots and those added here), which are the operator's.
+OWNERS = (
+    "two bots of one account, or two of no account: house bots and bots added from the "
+    "command line, the operator's"
+)
+POINTS_EXPLAINED = (
+    "Points tables: advantage in points per deal (rotation: the bot's later rotations of a "
+    "deal minus its first; pair: the two at one table minus each one without the other), "
+    "its 95% CI and standard error (SE); p: one-sided t test; matches: the bot's, or the "
+    "pair's together, then (x/y apart): the matches each of the two played without the "
+    f"other, first bot first (a pair test needs {MIN_PAIR_MATCHES} together and "
+    f"{MIN_PAIR_MATCHES} of each apart)."
 )
 
 
@@ -91,11 +105,7 @@ def print_report(report: AuditReport) -> None:
         console.print(f"too little data to audit {scope}: {NEEDS}")
         console.print(_coverage(report))
         return
-    who = (
-        "every pair that shared a table"
-        if report.all_pairs
-        else "pairs of one owner, or both the operator's: house bots and bots without an owner"
-    )
+    who = "every pair that shared a table" if report.all_pairs else OWNERS
     console.print(
         f"Fair-play audit of {scope}: {report.tests} tests; FLAG at p <= "
         f"{report.threshold:.2g} ({100 * FAMILY_ALPHA:g}% / {report.tests})"
@@ -114,11 +124,13 @@ def print_report(report: AuditReport) -> None:
         console.print(_evidence(report.decision_pairs, "followed the partner's hand"))
     if report.decisions or report.decision_pairs:
         console.print(EXPLAINED)
-    console.print(_table("Rotation advantage: later rotations minus the first", report.rotation))
+    rotation = "Rotation advantage: later rotations minus the first"
+    console.print(_table(rotation, report.rotation, "bot"))
     if report.pairs:
-        console.print(_table(f"Pair advantage ({who}): together minus apart", report.pairs))
+        console.print(_table(f"Pair advantage ({who}): together minus apart", report.pairs, "pair"))
     else:
         console.print(f"no pairs to test by points ({who}, that shared a table)")
+    console.print(POINTS_EXPLAINED)
     flagged = len(report.flagged)
     console.print(
         f"{flagged} flagged. A flag is evidence to look into (the bot's matches, faults, "
@@ -182,9 +194,9 @@ def _evidence(lines: list[AuditLine], what: str) -> str:
     return "\n".join(out)
 
 
-def _table(title: str, lines: list[AuditLine]) -> Table:
+def _table(title: str, lines: list[AuditLine], who: str) -> Table:
     table = Table(title=title, box=None, padding=(0, 1, 0, 0), pad_edge=False)
-    table.add_column("bot" if lines and lines[0].finding.kind == "rotation" else "pair")
+    table.add_column(who)  # "bot" or "pair", whether or not there are rows
     for column in COLUMNS:
         table.add_column(column, justify="right", no_wrap=True)
     for line in lines:

@@ -42,6 +42,9 @@ def test_the_audit_flags_the_cheat_and_the_pair(arena, home, audit_played) -> No
     assert "FLAG" not in line["honest"] and "FLAG" not in line["plain + dice"]
     assert line["pal-a + pal-b"].rstrip().endswith("FLAG")
     assert "12 (8/8 apart)" in line["pal-a + pal-b"]
+    flat = " ".join(out.split())
+    assert "Pair advantage (two bots of one account, or two of no account: house bots" in flat
+    assert "then (x/y apart): the matches each of the two played without the other" in flat
     assert "2 flagged. A flag is evidence to look into" in " ".join(out.split())
 
     every = ok(arena("audit", "--all-pairs"))  # every tournament, every pair
@@ -87,7 +90,11 @@ def test_the_decision_lines_come_first_with_their_evidence(arena, home) -> None:
     assert f"alice-bot@1: M{match_id} 2.1.12 #112, M{match_id} 2.1.13 #113" in out
     assert "x/n = followed the truth x times out of n" in flat
     assert flat.index("Follows the truth") < flat.index("Rotation advantage")
-    assert "pairs of one owner, or both the operator's: house bots" in flat
+    # two house bots: no account, so both the operator's, and said so
+    assert "Pair advantage (two bots of one account, or two of no account: house bots" in flat
+    assert "house-random + house-heuristic – 1 (0/0 apart) too few" in flat
+    assert "Rotation advantage: later rotations minus the first bot advantage" in flat
+    assert "Points tables: advantage in points per deal" in flat
 
 
 def test_the_audit_judges_the_queued_matches_here(arena, home) -> None:
