@@ -16,6 +16,7 @@ bounds, before the connection closes: a client that sends its whole body before 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import socket
 import sys
@@ -23,6 +24,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
@@ -230,12 +232,37 @@ def make_server(
     )
 
 
-def serve(host: str, port: int, threads: int, trusted_proxy: str | None = None) -> None:
-    """Blocks until stopped (Ctrl-C or SIGTERM)."""
+def bound_server(host: str, port: int, threads: int, trusted_proxy: str | None = None) -> Server:
+    """The configured app on a bound socket: ``run()`` serves it until stopped (Ctrl-C or
+    SIGTERM). ``OSError`` when the socket cannot be bound (``bind_problem`` says why)."""
     from dashboard import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stdout)
-    make_server(create_app(), host, port, threads, trusted_proxy=trusted_proxy).run()
+    return make_server(create_app(), host, port, threads, trusted_proxy=trusted_proxy)
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why the dashboard could not listen on ``host:port``, found by binding a socket there
+    as waitress does (address resolved alike, SO_REUSEADDR); None when it can. Checked
+    before the app is made, which restarts lost validations."""
+    try:
+        family, kind, _, address = Adjustments(host=host, port=port).listen[0]
+        with socket.socket(family, kind) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+    except OSError as exc:
+        return bind_problem(host, port, exc)
+    return None
+
+
+def bind_problem(host: str, port: int, exc: OSError) -> str:
+    """One line for a socket that could not be bound, saying which option to change."""
+    if exc.errno == errno.EADDRINUSE:
+        return f"port {port} is in use: stop what listens on it, or choose another with --port"
+    if exc.errno == errno.EACCES:
+        return f"port {port} needs privileges this user lacks: choose another with --port"
+    why = exc.strerror or str(exc)
+    return f"cannot listen on {host}:{port}: {why} (--host, --port)"
 
 
 class AccessLog:

@@ -51,6 +51,10 @@ def dashboard(
     Waitress reads every request whole before a thread answers it, so slow or stalled
     clients hold no thread; a request that comes in too slowly is answered 408 and closed
     (the deadlines: README, Dashboard)."""
+    from dashboard.serve import bind_problem, bound_server, port_problem  # the web stack
+
+    if problem := port_problem(host, port):  # before anything starts
+        raise click.ClickException(problem)
     settings = Settings.from_env()
     with user_errors():
         # migrates the SQLite default (or explains) and opens the front page's ladder
@@ -58,13 +62,15 @@ def dashboard(
         with db.session(read_only=True) as s:
             ladders = [ladder.name for ladder in list_ladders(s)] if play_ladder else []
         db.dispose()
-    from dashboard.serve import serve  # the web stack loads only for this command
-
+    try:
+        server = bound_server(host, port, workers, trusted_proxy)
+    except OSError as exc:  # taken since the check: still no ladder run started
+        raise click.ClickException(bind_problem(host, port, exc)) from None
     if ladders and settings.broker_configured:
         click.echo("note: a broker is configured, so the workers play the ladders too")
     with ladder_runs(ladders, settings.data_dir):
         click.echo(f"dashboard on http://{host}:{port}/ (Ctrl-C stops it)")
-        serve(host, port, workers, trusted_proxy)
+        server.run()
 
 
 @contextlib.contextmanager
