@@ -43,7 +43,7 @@ from arena.tournaments.executor import run_tournament
 from arena.tournaments.extend import extend_tournament
 from arena.tournaments.spec import DEFAULTS, TournamentSpec
 from arena.tournaments.stalls import Stalls, stalled_matches
-from arena.tournaments.standings import model_for, scale_note, standings
+from arena.tournaments.standings import model_for, scale_note, separated, standings
 
 
 @click.group()
@@ -334,9 +334,12 @@ def standings_command(tournament_id: int) -> None:
 
 
 COLUMNS = ("Elo", "Elo 95% CI", "games", "pts/deal", "pts/deal 95% CI", "calls made", "faults")
+TIE = "≈"  # as the pages mark a rank whose interval overlaps the one above
 LEGEND = (
     "games: games played; pts/deal: mean points per deal; calls made: share of its calls "
-    "(one per deal) the bot made; faults: strikes (timeouts, illegal moves, crashes)"
+    "(one per deal) the bot made; faults: strikes (timeouts, illegal moves, crashes); "
+    f"{TIE} marks a rank whose Elo interval overlaps the one above: the data do not "
+    "separate them"
 )
 
 
@@ -357,8 +360,9 @@ def print_standings(db: Database, tournament_id: int) -> None:
         table.add_column(column, justify="right")  # a header may wrap, never a number
     for rank, row in enumerate(rows, 1):
         r, st = row.rating, row.stats
+        above = rows[rank - 2] if rank > 1 else None
         table.add_row(
-            str(rank),
+            f"{rank}{'' if separated(row, above) else TIE}",
             literal(row.ref),
             f"{r.elo:.0f}",
             _interval(r.ci_low, r.ci_high, 0),

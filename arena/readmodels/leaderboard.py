@@ -16,7 +16,13 @@ from sqlalchemy.orm import Session
 
 from arena.store import BotVersion, Match, StoreError, Tournament, TournamentEntry, owners_of
 from arena.tournaments.cache import Scope
-from arena.tournaments.standings import Standing, cached_standings, model_for, scale_note
+from arena.tournaments.standings import (
+    Standing,
+    cached_standings,
+    model_for,
+    scale_note,
+    separated,
+)
 
 AXIS_PAD = 0.05
 ORGANISED = Tournament.kind == "tournament"  # a ladder's row is a tournament of kind "ladder"
@@ -145,7 +151,6 @@ def _row(
 ) -> Row:
     r, stats = st.rating, st.stats
     bot, _, version = st.ref.partition("@")  # a house bot's ref is its name alone
-    separated = above is None or above.rating.ci_low > r.ci_high
     return Row(
         rank=i + 1,
         bot_version_id=st.bot_version_id,
@@ -162,7 +167,7 @@ def _row(
         games=r.games,
         call_success=finite(stats.call_success_rate),
         faults=stats.faults,
-        separated=separated,
+        separated=separated(st, above),
         bar=_bar(r.elo, r.ci_low, r.ci_high, axis),
     )
 

@@ -37,6 +37,12 @@ class Standing:
     stats: BotStats
 
 
+def separated(standing: Standing, above: Standing | None) -> bool:
+    """Whether the data separate ``standing`` from the rank ``above`` it: its Elo interval
+    is clear of that one's (the first rank always is). Pages and the CLI mark it alike."""
+    return above is None or above.rating.ci_low > standing.rating.ci_high
+
+
 def standings(db: Database, tournament_id: int | None) -> list[Standing]:
     """Every entrant that has played, best rating first (``None``: every game of every
     tournament, the all-games ladder)."""

@@ -21,6 +21,8 @@ from sqlalchemy.engine import URL
 from arena.cli import main
 from arena.store import Database, engine_for
 from arena.store.migrate import is_up_to_date
+from arena.tournaments.standings import separated
+from arena.tournaments.standings import standings as fitted_standings
 from tests.services.conftest import (
     BAD_BOTS,
     MANIFEST,
@@ -173,7 +175,7 @@ def test_tournament_create_refuses_an_unknown_bot(arena):
     one_line_error(arena("tournament", "run", "7"), "no tournament with id 7")
 
 
-def test_tournament_run_and_standings_print_every_bot(arena, sandbox):
+def test_tournament_run_and_standings_print_every_bot(arena, home, sandbox):
     ok(arena("bot", "add", "--no-validate", SAMPLE_BOTS / "random"))
     created = ok(
         arena(
@@ -187,12 +189,23 @@ def test_tournament_run_and_standings_print_every_bot(arena, sandbox):
     ran = ok(arena("tournament", "run", "1", "--workers", "1"))
     assert "tournament 1: 4 done" in ran
     standings = ok(arena("standings", "1"))
+    db = Database(f"sqlite:///{home / 'arena.db'}")
+    try:  # the ranks the data do not separate, by the pages' rule
+        fitted = fitted_standings(db, 1)
+    finally:
+        db.dispose()
+    aboves = [None, *fitted[:-1]]
+    tied = {st.ref for st, above in zip(fitted, aboves, strict=True) if not separated(st, above)}
+    assert tied  # 8 games each: two house heuristics are never told apart
     for out in (ran, standings):
         assert "Standings of tournament 1" in out
         rows = table_rows(out, ("random@1.0.0", *HOUSE_FILLERS))
-        for row in rows.values():
-            # rank, bot, Elo, its interval, games (every bot plays each of 4 tables, 2 games)
-            assert re.match(r"\s*[1-4]\s+\S+\s+-?\d+\s+\S+…\S+\s+8\s", row), row
+        for ref, row in rows.items():
+            # rank (≈: not separated from the one above), bot, Elo, its interval, games
+            # (every bot plays each of 4 tables, 2 games)
+            found = re.match(r"\s*[1-4](≈?)\s+\S+\s+-?\d+\s+\S+…\S+\s+8\s", row)
+            assert found and (found[1] == "≈") == (ref in tied), row
+        assert "≈ marks a rank whose Elo interval overlaps the one above" in " ".join(out.split())
     again = ok(arena("tournament", "run", "1"))  # finished: nothing left to play
     assert "tournament 1: 4 done" in again and "Standings of tournament 1" in again
     logs = ok(arena("replay", "logs", "1"))  # kept in the database, readable anywhere
