@@ -69,9 +69,10 @@ def test_the_token_file_is_used_and_no_wait_returns_at_once(server, home, alice)
     path.write_text(alice.token + "\n")
     result = submit_cli(SAMPLE_BOTS / "random", server, home, "--no-wait")
     assert result.returncode == 0, result.stderr
-    first, second = result.stdout.splitlines()
+    first, seat, verdict = result.stdout.splitlines()
     assert first.endswith("): pending")
-    assert second.startswith(f"its verdict: {server}/api/v1/versions/")
+    assert seat.startswith("once valid it takes the ladder seat")  # the policy: "now"
+    assert verdict.startswith(f"its verdict: {server}/api/v1/versions/")
 
 
 def test_a_bad_token_is_one_clear_line(server, home):
