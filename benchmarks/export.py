@@ -152,9 +152,9 @@ finally:
 """
 
 
-def export(url: str, folder: Path, *options: str) -> tuple[int, float, int, int]:
-    """Lines written, wall seconds, peak RSS and its growth during the command (KiB) of
-    ``arena export OPTIONS`` run in a child process."""
+def export(url: str, folder: Path, *options: str) -> tuple[int, int, float, int, int]:
+    """Lines and bytes written, wall seconds, peak RSS and its growth during the command
+    (KiB) of ``arena export OPTIONS`` run in a child process."""
     out = folder / "out.jsonl"
     env = {**os.environ, "ARENA_DATABASE_URL": url, "ARENA_DATA_DIR": str(folder / "data")}
     command = [sys.executable, "-c", CHILD, *options, "--out", str(out)]
@@ -167,7 +167,7 @@ def export(url: str, folder: Path, *options: str) -> tuple[int, float, int, int]
     before, peak = map(int, said[-1].split()[1:])
     with out.open("rb") as lines:
         rows = sum(1 for _ in lines)
-    return rows, seconds, peak, peak - before
+    return rows, out.stat().st_size, seconds, peak, peak - before
 
 
 def main() -> None:
@@ -188,8 +188,8 @@ def main() -> None:
             fill(urls[count], results, count, folder)
             size = (folder / f"export-{count}.db").stat().st_size / 2**20
             print(f"stored {count:,} matches in {time.perf_counter() - t0:.1f} s ({size:.0f} MiB)")
-        heading = ("export", "rows", "seconds", "rows/s", "peak RSS", "growth")
-        print("{:<28} {:>9} {:>8} {:>8} {:>9} {:>8}".format(*heading))
+        heading = ("export", "rows", "MiB out", "seconds", "rows/s", "peak RSS", "growth")
+        print("{:<28} {:>9} {:>8} {:>8} {:>8} {:>9} {:>8}".format(*heading))
         runs = [
             ("nothing (since 2999)", urls[args.matches], ("--since", "2999-01-01")),
             (f"{args.small:,} matches", urls[args.small], ()),
@@ -197,9 +197,10 @@ def main() -> None:
             (f"decisions, {args.small:,} matches", urls[args.small], DECISIONS),
         ]
         for label, url, options in runs:
-            rows, seconds, peak, growth = export(url, folder, *options)
+            rows, size, seconds, peak, growth = export(url, folder, *options)
             print(
-                f"{label:<28} {rows:>9,} {seconds:>8.1f} {rows / seconds:>8,.0f} "
+                f"{label:<28} {rows:>9,} {size / 2**20:>8,.0f} {seconds:>8.1f} "
+                f"{rows / seconds:>8,.0f} "
                 f"{peak / 1024:>5.0f} MiB {growth / 1024:>4.1f} MiB"
             )
 
