@@ -63,6 +63,7 @@ SHELVES = (
             Guide("ladder", "The standing ladder: who plays, which matches, the ratings."),
             Guide("comparisons", "Is a new version better? Comparisons, promotion, rollback."),
             Guide("records", "Game records, their seeds and the deck shuffle."),
+            Guide("export", "Every finished match, or a bot's decisions, as JSON lines."),
             Guide("analysis", "The master's verdict on every decision of a finished match."),
             Guide("audit", "The fair-play audit: memory across rotations and collusion."),
         ),

@@ -68,8 +68,9 @@ def export_command(
     --decisions one line per decision of --bot (observation, legal moves, action, the deal's
     points).
 
-    Filters combine; matches come oldest first. 10,000 matches of 4 games x 5 deals export
-    in about 25 s here (benchmarks/export.py; docs/export.md).
+    Filters combine; matches come oldest first. 10,000 matches of 4 games x 5 deals (540
+    MiB) took 36 to 61 s on a shared 2-core machine, memory flat (benchmarks/export.py;
+    docs/export.md).
     """
     if decisions and not bot:
         raise click.UsageError("--decisions exports one bot's decisions: name it with --bot")
