@@ -75,8 +75,9 @@ class Entrant:
 class Controls:
     """Which organiser buttons apply: Start while nothing plays it and it is not done (a
     run the dashboard started and that ended early counts as nothing); Stop while a run the
-    dashboard started is active. ``elsewhere``: running, but not from the dashboard (the
-    command line's run: stopped where it runs)."""
+    dashboard started is active and the tournament is not done (a Celery run stays active
+    until stopped, and a run process lingers a moment after the last match). ``elsewhere``:
+    running, but not from the dashboard (the command line's run: stopped where it runs)."""
 
     start: bool
     stop: bool
@@ -201,8 +202,9 @@ def _controls(s: Session, tournament: Tournament) -> Controls:
     run = s.get(TournamentRun, tournament.id)
     active = run is not None and is_active(run)
     elsewhere = tournament.status == "running" and run is None
-    start = not active and tournament.status != "done" and not elsewhere
-    return Controls(start, active, elsewhere)
+    done = tournament.status == "done"
+    start = not active and not done and not elsewhere
+    return Controls(start, active and not done, elsewhere)
 
 
 def standings_table(s: Session, tournament_id: int) -> Standings:

@@ -1,6 +1,7 @@
 // Live progress of a running tournament: poll the JSON API, update the bar and, when a
 // result arrives, swap in the fresh standings table and head-to-head matrix; when a rating
-// snapshot arrives, the fresh rating chart. Stops once the tournament is done.
+// snapshot arrives, the fresh rating chart. Stops once the tournament is done, taking its
+// organiser's buttons away (a done tournament has nothing to start or stop).
 (function () {
   "use strict";
   const box = document.getElementById("progress");
@@ -35,7 +36,10 @@
       snapshots = t.snapshots;
       await swap("chart", box.dataset.chartUrl);
     }
-    return t.status !== "done";
+    if (t.status !== "done") return true;
+    // the organiser's Start/Stop forms, as a reload shows it
+    document.querySelectorAll('button[name="action"]').forEach((b) => b.closest("form").remove());
+    return false;
   }
 
   window.arenaPoll(poll, Number(box.dataset.interval || 1500));

@@ -209,6 +209,15 @@ def test_the_organiser_form_and_the_start_and_stop_buttons(page, served, site): 
     assert page.locator("#progress .status").inner_text() == "stopped"  # not "draft"
     assert page.get_by_role("button", name="Start").count() == 1
     assert page.get_by_role("button", name="Stop").count() == 0
+    with db.session() as s:  # started on the workers again, and then done while watched
+        s.get_one(TournamentRun, draft).stopped_at = None
+        s.get_one(Tournament, draft).status = "running"
+    page.reload()
+    assert page.get_by_role("button", name="Stop").count() == 1
+    with db.session() as s:
+        s.get_one(Tournament, draft).status = "done"
+    page.get_by_role("button", name="Stop").wait_for(state="detached", timeout=WAIT)
+    assert page.get_by_role("button", name="Start").count() == 0
     entrants = page.locator("#entrants li a").all_inner_texts()
     assert sorted(entrants) == sorted(name for name, _ in BOTS)  # a draft lists its entrants
     log_out(page)

@@ -105,6 +105,24 @@ def test_organiser_stops_a_run_and_starts_it_again(organiser, db):
     assert state["done"] == 2 and _gone(run.pid)
 
 
+def test_a_finished_tournament_offers_no_stop_button(client, db, site):
+    """A Celery run stays active until stopped: Stop shows while its tournament runs and
+    goes once it is done (Start neither)."""
+    make_user(db, "root", admin=True)
+    log_in(client, "root")
+    with db.session() as s:
+        s.add(TournamentRun(tournament_id=site.tournament, backend="celery"))
+        s.get(Tournament, site.tournament).status = "running"
+    stop = 'value="stop">Stop</button>'
+    running = client.get(f"/tournaments/{site.tournament}").get_data(as_text=True)
+    assert stop in running and 'value="start"' not in running
+    with db.session() as s:
+        s.get(Tournament, site.tournament).status = "done"
+    done = client.get(f"/tournaments/{site.tournament}").get_data(as_text=True)
+    assert stop not in done and 'value="start"' not in done
+    assert 'class="actions"' in done  # the organiser's controls, with no button in them
+
+
 def _tournaments(db) -> list[tuple[str, str, int, int | None]]:
     with db.session(read_only=True) as s:
         rows = s.scalars(select(Tournament).order_by(Tournament.id))
