@@ -83,8 +83,8 @@ def export_command(
         access = _everyone if logs else rows.no_logs
         if out == "-":
             with _stdout() as stream:
-                for batch in rows.lines(db, plan, access):
-                    stream.write(batch)
+                for text in rows.lines(db, plan, access):
+                    stream.write(text)
             return
         written = 0
         with open(out, "w", encoding="utf-8") as stream, _bar() as bar:

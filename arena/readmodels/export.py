@@ -202,11 +202,11 @@ def _page(s: Session, p: ExportPlan, after: int, logs: LogAccess) -> list[_Liste
     found = s.execute(_selected(query, p)).all()
     refs = version_refs(s, {v for *_, versions in found for v in versions})
     page = []
-    for *listed, versions in found:
+    for match_id, tournament_id, finished, name, rotations, ladder, versions in found:
         seats = [refs[v] for v in versions]
-        match_id = listed[0]
         readable = _logs(s, match_id, versions, seats, logs)
         record = load_replay_json(s, match_id)
+        listed = (match_id, tournament_id, finished, name, rotations, ladder)
         page.append(_Listed(*listed, versions, seats, record, readable))
     return page
 
