@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as Redirect
 
 from arena import analysis_runs
 from arena.analysis_runs import AnalysisRefused
@@ -137,7 +138,7 @@ def old_decision_file(match_id: int, index: int, decision: int):
     return decision_moved("matches.decision_file", match_id, index, decision)
 
 
-def decision_moved(endpoint: str, match_id: int, index: int, decision: int) -> Response:
+def decision_moved(endpoint: str, match_id: int, index: int, decision: int) -> Redirect:
     """A former decision link, whose game counted from 0, sent on for good to ``endpoint``
     (game from 1); an unknown match is a 404 here already."""
     get_match(session(), match_id)

@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import TcpWSGIServer
@@ -243,10 +242,11 @@ def bound_server(host: str, port: int, threads: int, trusted_proxy: str | None =
 
 def port_problem(host: str, port: int) -> str | None:
     """Why the dashboard could not listen on ``host:port``, found by binding a socket there
-    as waitress does (address resolved alike, SO_REUSEADDR); None when it can. Checked
-    before the app is made, which restarts lost validations."""
+    as waitress does (the first address the name resolves to, SO_REUSEADDR); None when it
+    can. Checked before the app is made, which restarts lost validations."""
     try:
-        family, kind, _, address = Adjustments(host=host, port=port).listen[0]
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, _, _, address = found[0]
         with socket.socket(family, kind) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind(address)
