@@ -29,12 +29,13 @@ def cli(db, *args: str):
 
 def readers(client, db, match_id: int) -> dict[str, str]:
     """What every reader of a match's record hands out, as text."""
+    decision = f"/api/v1/matches/{match_id}/games/1/decisions/1"
     return {
         "page": client.get(f"/matches/{match_id}").get_data(as_text=True),
         "api": client.get(f"/api/v1/matches/{match_id}/replay").get_data(as_text=True),
         "download": client.get(f"/matches/{match_id}/replay.json").get_data(as_text=True),
         "progress": client.get(f"/matches/{match_id}/progress").get_data(as_text=True),
-        "decision": client.get(f"/api/v1/matches/{match_id}/games/1/decisions/1").get_data(as_text=True),
+        "decision": client.get(decision).get_data(as_text=True),
         "export": cli(db, "replay", "export", str(match_id), "-o", "-").output,
         "show": cli(db, "replay", "show", str(match_id), "--hands").output,
     }
