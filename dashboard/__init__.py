@@ -18,7 +18,7 @@ from dashboard.api import api
 from dashboard.auth import init_auth
 from dashboard.bots import bots
 from dashboard.challenges import challenges, challenges_api
-from dashboard.charts import line_chart
+from dashboard.charts import line_chart, version_series
 from dashboard.docs import docs
 from dashboard.errors import register_errors
 from dashboard.format import register_filters
@@ -68,6 +68,7 @@ def create_app(database: Database | None = None, runtime: Runtime | None = None,
     init_auth(app, runtime.settings)
     register_filters(app)
     app.add_template_global(line_chart)
+    app.add_template_global(version_series)
     register_errors(app)
     app.url_map.converters["int"] = IdConverter  # before the routes that use it
     for blueprint in BLUEPRINTS:

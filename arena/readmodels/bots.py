@@ -1,10 +1,14 @@
-"""Bot list and bot page: versions, ladder standing, rating history, recent matches,
-head-to-head, faults."""
+"""Bot list and bot page: versions, ladder standing, rating history (every snapshot, with
+the matches that moved each rating), recent matches, head-to-head, faults."""
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
+from operator import attrgetter
 from typing import Any
 
 from sqlalchemy import func, select
@@ -31,6 +35,7 @@ from arena.tournaments.cache import CACHE
 RECENT = 20
 FAULT_MATCHES = 10  # per kind of fault, the newest matches the bot page links to
 NO_VERSION = "—"  # shown for a version bot.toml did not give (stored as "0")
+MOVED = 0.05  # an Elo change this small shows as 0.0: the rating did not move
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,39 @@ class BotSummary:
 
 
 @dataclass(frozen=True)
+class RatingStep:
+    """One rating snapshot of a version, and what happened since the one before it."""
+
+    rated_at: str  # when the snapshot was saved (ISO)
+    done: int  # the finished matches of the tournament or ladder it fitted
+    elo: float
+    ci_low: float | None  # None: the data bound no side
+    ci_high: float | None
+    games: int  # the version's games in the fit
+    change: float | None  # Elo since the version's previous snapshot there (None: its first)
+    matches: list[int]  # the version's matches fitted since then, in the order recorded
+    refit: bool  # no match of its own since then, yet its Elo moved: others' results did
+
+
+@dataclass(frozen=True)
+class VersionRatings:
+    bot_version_id: int
+    version: str
+    steps: list[RatingStep]  # oldest first
+    unrated: list[int]  # its matches recorded after its latest snapshot
+
+
+@dataclass(frozen=True)
+class RatedScope:
+    """A tournament or ladder that rated versions of the bot; its Elo are its own."""
+
+    tournament: int
+    ladder: str | None  # the ladder's name; None: a tournament
+    name: str  # the tournament's (or ladder's row's)
+    versions: list[VersionRatings]
+
+
+@dataclass(frozen=True)
 class BotPage:
     summary: BotSummary
     versions: list[dict[str, Any]]
@@ -53,6 +91,7 @@ class BotPage:
     # {"tournament", "ladder" (a name; None: a tournament), "name" (the tournament's),
     #  "rated_at" (the snapshot's time), "version", "elo", "ci_low", "ci_high"}
     history: list[dict[str, Any]]
+    version_history: list[RatedScope]  # every snapshot of each version, the oldest first
     recent: list[MatchRow]
     opponents: list[dict[str, Any]]  # {"bot", "bot_id", "games", "margin"}
     faults: dict[str, int]
@@ -123,11 +162,13 @@ def _summary(
 
 def bot_page(s: Session, bot_id: int) -> BotPage:
     """Built once per results version and change of the bot's versions (a new one, a
-    verdict, a retirement): a crowd on a bot's page after a result costs one build."""
+    verdict, a retirement) or rating snapshot (saved just after the result it covers): a
+    crowd on a bot's page after a result costs one build."""
     bot = s.get(Bot, bot_id)
     if bot is None:
         raise StoreError(f"no bot with id {bot_id}")
-    shape = [(v.id, v.status) for v in bot.versions], bot.retired_at
+    snapshot = s.scalar(select(func.max(RatingSnapshot.id)))
+    shape = [(v.id, v.status) for v in bot.versions], bot.retired_at, snapshot
     return CACHE.get(s, f"bot-page {bot_id} {shape}", None, lambda: _bot_page(s, bot))
 
 
@@ -148,11 +189,13 @@ def _bot_page(s: Session, bot: Bot) -> BotPage:
     ]
     last = bot.versions[-1] if bot.versions else None
     owner = owners_of(s, [bot.id])[bot.id]
+    scopes = version_rating_history(s, bot.versions)
     return BotPage(
         _summary(bot.id, bot.name, owner, bot.retired_at, len(bot.versions), last, trusted),
         versions,
         bot_places(s, bot.id),
-        rating_history(s, set(ids)),
+        _latest_ratings(scopes),
+        scopes,
         _recent(s, ids),
         _opponents(s, ids),
         _faults(s, ids),
@@ -160,36 +203,115 @@ def _bot_page(s: Session, bot: Bot) -> BotPage:
     )
 
 
-def rating_history(s: Session, versions: set[int]) -> list[dict[str, Any]]:
-    """The bot's Elo in the latest snapshot of each tournament or ladder it played, oldest
-    first."""
-    latest = (
-        select(func.max(RatingSnapshot.id)).group_by(RatingSnapshot.tournament_id).scalar_subquery()
-    )
+def version_rating_history(s: Session, versions: Sequence[BotVersion]) -> list[RatedScope]:
+    """Every rating snapshot of ``versions`` in each tournament or ladder that rated them
+    (by tournament id, then version id), each with the matches that version played since
+    its previous snapshot there, or the re-fit that moved it without one.
+
+    A snapshot's row says how many of the version's games the fit covered; its matches,
+    taken in the order they were recorded, fill that count. So "no match since" is the
+    fit's own word, whatever the clocks of the workers that recorded them."""
+    shown = {v.id: shown_version(v) for v in versions}
+    queues = {key: deque(played) for key, played in _matches_by_scope(s, list(shown)).items()}
     query = (
-        select(RatingSnapshot, Tournament.name)
-        .join(Tournament, Tournament.id == RatingSnapshot.tournament_id)
-        .where(RatingSnapshot.id.in_(latest))
-        .order_by(RatingSnapshot.tournament_id)
+        select(RatingSnapshot)
+        .where(RatingSnapshot.tournament_id.in_(sorted({t for t, _ in queues})))
+        .order_by(RatingSnapshot.tournament_id, RatingSnapshot.id)
+    )
+    steps: dict[tuple[int, int], list[RatingStep]] = {}
+    for tournament_id, snapshots in groupby(s.scalars(query), attrgetter("tournament_id")):
+        for i, snap in enumerate(snapshots):
+            for row in snap.payload.get("standings", []):
+                key = (tournament_id, row["bot_version_id"])
+                if key in queues:
+                    earlier = steps.setdefault(key, [])
+                    before = earlier[-1] if earlier else None
+                    earlier.append(
+                        _step(snap, snap.payload.get("done", i), row, before, queues[key])
+                    )
+    rated = sorted({t for t, _ in steps})
+    names = dict(
+        s.execute(select(Tournament.id, Tournament.name).where(Tournament.id.in_(rated))).all()
     )
     ladders = {ladder.tournament_id: ladder.name for ladder in list_ladders(s)}
-    history = []
-    for snap, name in s.execute(query):
-        for row in snap.payload.get("standings", []):
-            if row["bot_version_id"] in versions:
-                history.append(
-                    {
-                        "tournament": snap.tournament_id,
-                        "ladder": ladders.get(snap.tournament_id),
-                        "name": name,
-                        "rated_at": snap.created_at.isoformat(timespec="seconds"),
-                        "version": row["ref"].partition("@")[2],
-                        "elo": row["elo"],
-                        "ci_low": row["ci_low"],
-                        "ci_high": row["ci_high"],
-                    }
-                )
-    return history
+    scopes: dict[int, list[VersionRatings]] = {}
+    for (tournament_id, version), its_steps in sorted(steps.items()):
+        unrated = [match_id for match_id, _ in queues[tournament_id, version]]
+        ratings = VersionRatings(version, shown[version], its_steps, unrated)
+        scopes.setdefault(tournament_id, []).append(ratings)
+    return [RatedScope(t, ladders.get(t), names[t], scopes[t]) for t in rated]
+
+
+def _matches_by_scope(
+    s: Session, versions: list[int]
+) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """Per (tournament, version): its finished matches as (id, games), in the order
+    recorded."""
+    query = (
+        select(
+            Match.tournament_id,
+            GameScore.bot_version_id,
+            GameScore.match_id,
+            func.count(GameScore.game_index.distinct()),
+        )
+        .join(Match, Match.id == GameScore.match_id)
+        .where(GameScore.bot_version_id.in_(versions))
+        .group_by(
+            Match.tournament_id, GameScore.bot_version_id, GameScore.match_id, Match.finished_at
+        )
+        .order_by(Match.finished_at, GameScore.match_id)
+    )
+    played: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for tournament_id, version, match_id, games in s.execute(query):
+        played.setdefault((tournament_id, version), []).append((match_id, games))
+    return played
+
+
+def _step(
+    snap: RatingSnapshot,
+    done: int,
+    row: dict[str, Any],
+    before: RatingStep | None,
+    queue: deque[tuple[int, int]],
+) -> RatingStep:
+    """The version's ``row`` of ``snap``, with the matches its fit added since ``before``
+    (taken off ``queue``: (id, games) in the order recorded)."""
+    covered = row["games"] - (before.games if before else 0)
+    matches = []
+    while queue and queue[0][1] <= covered:
+        match_id, games = queue.popleft()
+        matches.append(match_id)
+        covered -= games
+    change = None if before is None else row["elo"] - before.elo
+    return RatingStep(
+        snap.created_at.isoformat(timespec="seconds"),
+        done,
+        row["elo"],
+        row["ci_low"],
+        row["ci_high"],
+        row["games"],
+        change,
+        matches,
+        change is not None and not matches and abs(change) >= MOVED,
+    )
+
+
+def _latest_ratings(scopes: list[RatedScope]) -> list[dict[str, Any]]:
+    """Each version's latest snapshot in each tournament or ladder: where it stands now."""
+    return [
+        {
+            "tournament": scope.tournament,
+            "ladder": scope.ladder,
+            "name": scope.name,
+            "rated_at": rated.steps[-1].rated_at,
+            "version": rated.version,
+            "elo": rated.steps[-1].elo,
+            "ci_low": rated.steps[-1].ci_low,
+            "ci_high": rated.steps[-1].ci_high,
+        }
+        for scope in scopes
+        for rated in scope.versions
+    ]
 
 
 def _recent(s: Session, versions: list[int]) -> list[MatchRow]:
