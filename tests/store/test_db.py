@@ -165,3 +165,32 @@ def test_upgrade_to_0002_copies_archives_from_the_data_dir(
     with db.session(read_only=True) as s:
         assert get_archive(s, digest) == b"old archive"
     db.dispose()
+
+
+def test_upgrading_keeps_every_row(db_url: URL) -> None:
+    """A database with results, upgraded through migrations that rebuild tables (SQLite's
+    batch mode), keeps its bots, versions, matches and results."""
+    downgrade(db_url, "0017_invites")
+    engine = engine_for(db_url)
+    filled = {
+        "bots": "INSERT INTO bots (id, name, created_at) VALUES (1, 'kept', '2026-01-01')",
+        "bot_versions": "INSERT INTO bot_versions (id, bot_id, version, sha256, manifest, "
+        "status, reason, created_at) VALUES (1, 1, '1', 'aa', '{}', 'valid', '', '2026-01-01')",
+        "tournaments": "INSERT INTO tournaments (id, name, ruleset, clock, max_strikes, "
+        "deals_per_game, games_per_match, seed, status, created_at, rating_model, "
+        "adaptive_matches, allow_same_owner, kind) VALUES (1, 't', '{}', '{}', 3, 1, 1, 7, "
+        "'done', '2026-01-01', 'margin', 0, false, 'tournament')",
+        "matches": "INSERT INTO matches (id, tournament_id, table_index, seats, seed, status, "
+        "attempts, late_results, unsandboxed) VALUES (1, 1, 0, '[1, 1, 1, 1]', 7, 'done', 1, "
+        "0, false)",
+        "game_results": "INSERT INTO game_results (id, match_id, game_index, bot_version_id, "
+        "seat, points, deals, calls_made) VALUES (1, 1, 0, 1, 0, 30, 1, 3)",
+    }
+    with engine.begin() as conn:
+        for sql in filled.values():
+            conn.execute(text(sql))
+    upgrade(db_url)
+    with engine.connect() as conn:
+        for table in filled:
+            assert conn.execute(text(f"SELECT count(*) FROM {table}")).scalar() == 1, table
+    engine.dispose()

@@ -17,14 +17,29 @@ config = context.config
 
 
 def _configure(connection: Connection) -> None:
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        _foreign_keys(connection, "OFF")
     context.configure(
         connection=connection,
         target_metadata=Base.metadata,
-        render_as_batch=connection.dialect.name == "sqlite",  # SQLite cannot ALTER much
+        render_as_batch=sqlite,  # SQLite cannot ALTER much
         compare_type=True,
     )
     with context.begin_transaction():
         context.run_migrations()
+    if sqlite:
+        _foreign_keys(connection, "ON")
+
+
+def _foreign_keys(connection: Connection, state: str) -> None:
+    """SQLite's batch mode rebuilds a table (copy, drop, rename): with foreign keys on, the
+    drop's implicit delete would cascade to every row referring to it (a bot's versions,
+    their matches and results). The pragma only changes outside a transaction, so it goes
+    to the driver's connection itself (SQLAlchemy's would begin one first)."""
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    driver.execute(f"PRAGMA foreign_keys={state}")
 
 
 def _url() -> str:
