@@ -128,7 +128,8 @@ def test_no_other_page_or_api_route_shows_a_bots_log(client, db, site, owned):
         "tournament_id": site.tournament,
         "bot_id": owned,
         "match_id": site.done[0],
-        "game": 0,
+        "game": 1,
+        "index": 0,  # the 0-based paths kept for old links (they redirect)
         "decision": 0,
         "version": "1",
         "token_id": 1,
