@@ -3,7 +3,8 @@ live pages that follow a match from pending to its final table and a tournament'
 head-to-head as results arrive, all without a reload; the standings on a 390-px phone;
 dates in the reader's time zone; the organiser's form and buttons; an upload's
 confirmation; a bot page's honest statuses and rating history; a seat's log link for its
-owner only. Skipped locally without chromium or playwright; failed under CI=true."""
+owner only; a rollback from the bot page. Skipped locally without chromium or playwright;
+failed under CI=true."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sqlalchemy import select, update
 from arena.registry import register_bot
 from arena.sandbox import SandboxPolicy
 from arena.store import BotLog, BotVersion, Tournament
+from arena.store.ladders import seated_versions
 from arena.store.models import Bot, TournamentRun
 from arena.tournaments.run import run_match
 from arena.tournaments.standings import snapshot
@@ -24,7 +26,7 @@ from tests.dashboard.conftest import BOTS, XSS, Site, fill
 from tests.dashboard.pages_site import matches_of, new_tournament
 from tests.dashboard.test_browser import PHONE, browser, page, served, shoot  # noqa: F401
 from tests.dashboard.users import PASSWORD, make_user
-from tests.services.conftest import SAMPLE_BOTS
+from tests.services.conftest import SAMPLE_BOTS, fake_bot
 from tests.submissions.conftest import zip_of
 from tests.support import need_sandbox
 from tests.views.players import PauseAfter, first_player_paused
@@ -302,3 +304,26 @@ def test_a_seat_links_its_log_for_its_owner_only(page, served, site):  # noqa: F
     page.goto(url)  # a visitor
     assert page.locator("a.seat-log").count() == 0
     assert XSS in page.locator("#match-table").inner_text()  # seat names stay text
+
+
+def test_an_owner_rolls_back_from_the_bot_page(page, served, site):  # noqa: F811
+    """Two valid versions; the owner makes the older one current with the page's form,
+    and the page, and the ladder's choice, say so."""
+    base, db, runtime = served
+    owner = make_user(db, "roller")
+    for version in ("1.0", "2.0"):
+        fake_bot(db, runtime, "rolling", version)
+    with db.session() as s:
+        bot = s.scalar(select(Bot).where(Bot.name == "rolling"))
+        bot.owner_id, bot_id = owner.id, bot.id
+    log_in(page, base, "roller")
+    page.goto(f"{base}/bots/{bot_id}")
+    assert "The ladders seat 2.0" in page.locator("#current-version").inner_text()
+    page.select_option("#current-form select[name=version]", "1.0")
+    page.click("#current-form button:has-text('Make current')")
+    page.wait_for_url(f"**/bots/{bot_id}#versions", timeout=WAIT)
+    assert "rolling@1.0 is now current" in page.locator(".flash.info").first.inner_text()
+    assert "The ladders seat 1.0" in page.locator("#current-version").inner_text()
+    with db.session(read_only=True) as s:
+        assert [v.ref for v in seated_versions(s) if v.bot_id == bot_id] == ["rolling@1.0"]
+    log_out(page)
