@@ -47,12 +47,14 @@ AUDIT_QUEUE = "audit"
 # before any match, so an upload's verdict never waits behind the ladder; a match whose
 # worker was lost next (it has waited already, and a ladder's queue never empties), then a
 # ladder match that places a new version, then the others; the audit's judging waits for
-# everything else.
+# everything else. A comparison's and a challenge's matches go with the placements: their
+# owner waits for the verdict.
 LOST_PRIORITY = 1
 PLACEMENT_PRIORITY = 3
 MATCH_PRIORITY = 6
 AUDIT_PRIORITY = 9
-STANDING = ("ladder", "comparison", "challenge")  # nobody follows them: the recovery sends them
+OWNERS_WAIT = ("comparison", "challenge")  # sent at the placements' priority
+STANDING = ("ladder", *OWNERS_WAIT)  # nobody follows them: the recovery sends them
 MARK_CHUNK = 5000  # ids per UPDATE (Postgres takes at most 65,535 parameters)
 log = logging.getLogger(__name__)
 
@@ -173,10 +175,15 @@ def _priority(match_id: int, lost: set[int], placing: set[int]) -> int:
 
 
 def _placing(s: Session, tournament_id: int, seats: dict[int, list[int]]) -> set[int]:
-    """Of these matches of a ladder, those seating a version that has not yet finished its
-    placement matches (a tournament's: none)."""
+    """Of these matches, those an owner waits on: a ladder's that seat a version that has
+    not yet finished its placement matches, and every one of a comparison or a challenge
+    (a tournament's: none)."""
+    if not seats:
+        return set()
+    if s.scalar(select(Tournament.kind).where(Tournament.id == tournament_id)) in OWNERS_WAIT:
+        return set(seats)
     ladder = ladder_of_tournament(s, tournament_id)
-    if ladder is None or not seats:
+    if ladder is None:
         return set()
     played = _finished_matches(s, tournament_id)
     quota = ladder.placement_matches

@@ -20,6 +20,7 @@ from arena.runtime import Runtime
 from arena.store import Bot, BotVersion, Database, Match
 from arena.store.ladders import seated_versions
 from arena.store.models import Comparison
+from arena.tournaments.dispatch import PLACEMENT_PRIORITY, matches_to_send, sent_tournaments
 from tests.ladders.test_ladder_run import open_pagat
 from tests.services.conftest import sample_copy, valid_bot
 
@@ -129,3 +130,17 @@ def test_only_the_owner_chooses_and_only_valid_versions(
         set_promotion(db, "mine", "sometimes", None)
     with pytest.raises(ComparisonRefused, match="two versions of one bot"):
         start_comparison(db, runtime, "mine@1.0", "mine@1.0")
+
+
+def test_a_comparisons_matches_are_sent_with_the_placements_and_by_the_recovery(
+    db: Database, runtime: Runtime, tmp_path: Path
+) -> None:
+    """The owner waits for its verdict: its jobs go at the placements' priority, and the
+    workers' recovery sends them though nobody follows the comparison."""
+    two_versions(db, runtime, tmp_path, "random", "random", "keep")
+    [comparison_id] = open_gates(db, runtime, FAST)
+    with db.session(read_only=True) as s:
+        tournament_id = s.get_one(Comparison, comparison_id).tournament_id
+    assert tournament_id in sent_tournaments(db)
+    jobs = matches_to_send(db, tournament_id)
+    assert len(jobs) == 4 and {j.priority for j in jobs} == {PLACEMENT_PRIORITY}
