@@ -6,7 +6,7 @@ from arena.registry.archives import archive_of, free_rejected, inspect_archive, 
 from arena.registry.house import house_version
 from arena.registry.players import player_for
 from arena.registry.register import register_bot
-from arena.registry.validation import validate_stored, validation_log_text, validation_problem
+from arena.registry.validation import validate_stored, validation_problem
 
 __all__ = [
     "archive_of",
@@ -17,6 +17,5 @@ __all__ = [
     "register_bot",
     "unpack",
     "validate_stored",
-    "validation_log_text",
     "validation_problem",
 ]

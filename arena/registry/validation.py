@@ -1,10 +1,10 @@
 """Judging a stored version: its build first, where its manifest names one (``arena.builds``;
-a failed build rejects it), then its validation match: one game at a random seat of a table
-of house bots, exactly as the first game of a tournament match would be played."""
+a failed build rejects it), then its validation match: a whole match, the bot at a random
+seat among house bots, as its first ladder match would be played (``validation_match``:
+stored as any match, for its owner to diagnose). Its first fault rejects it."""
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 import shutil
 from pathlib import Path
@@ -14,10 +14,16 @@ from arena.bots.process_player import ProcessPlayer
 from arena.bots.runtimes import runtime_problem
 from arena.builds import build_stored
 from arena.house.master import cache as master_cache
-from arena.house.names import house_player
+from arena.house.names import house_name, house_player
 from arena.players.player import Player
-from arena.referee import Clock, MatchSpec, play_match, secret_seed
+from arena.referee import MatchResult, play_match, secret_seed
 from arena.registry.archives import runnable
+from arena.registry.validation_match import (
+    OPPONENTS,
+    ValidationMatch,
+    default_table,
+    open_validation,
+)
 from arena.runtime import Runtime
 from arena.sandbox import resolve_mode
 from arena.store import (
@@ -29,9 +35,6 @@ from arena.store import (
 )
 
 MAX_VALIDATION_LOG = 64 * 1024  # stored per version
-VALIDATION_OPPONENTS = ("random", "heuristic")  # quick house bots, as tournaments seat them
-# The start-up allowance is not sent to bots: a slow first start (a cold cache) is spared.
-VALIDATION_STARTUP_MS = 20_000
 
 
 def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersion:
@@ -44,9 +47,9 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
         if version.status != "pending":
             return version
     package = runnable(db, runtime, version)
+    if problem := runtime_problem(package.runtime):
+        return _judged(db, version_id, "rejected", f"bot.toml: {problem}")
     if package.build and version.artifact_sha256 is None:
-        if problem := runtime_problem(package.runtime):
-            return _judged(db, version_id, "rejected", f"bot.toml: {problem}")
         build = build_stored(db, runtime, version_id, package)
         if not build.ok:
             return _judged(db, version_id, "rejected", f"build: {build.reason}")
@@ -54,8 +57,13 @@ def validate_stored(db: Database, runtime: Runtime, version_id: int) -> BotVersi
             package = runnable(db, runtime, s.get_one(BotVersion, version_id))
     log_dir = runtime.log_dir("validation", f"{version_id}-{secrets.token_hex(4)}")
     try:
-        reason = validation_problem(runtime, package, log_dir)
-        log = validation_log_text(log_dir)
+        match = open_validation(db, runtime, version_id, package)
+        try:
+            reason = validation_problem(runtime, package, log_dir, match)
+        except BaseException as exc:
+            match.abandon(f"the validation could not run: {type(exc).__name__}: {exc}")
+            raise
+        log = validation_log_text(package.name, match.bot_log(log_dir))
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)
     status = "rejected" if reason else "valid"
@@ -73,54 +81,52 @@ def _judged(
         return set_bot_status(s, version_id, status, reason)
 
 
-def validation_log_text(log_dir: Path) -> str | None:
-    """What the bot wrote (the end of each log in ``log_dir``, under a header naming it)."""
-    files = sorted(log_dir.glob("*.log")) if log_dir.is_dir() else []
-    if not files:
-        return None
-    each = MAX_VALIDATION_LOG // len(files)
-    return "".join(
-        f"== {path.stem} ==\n{path.read_bytes()[-each:].decode(errors='replace')}\n"
-        for path in files
-    )
+def validation_log_text(name: str, text: str | None) -> str | None:
+    """What the bot wrote (the end of it) under a header naming it; None for no log."""
+    return None if text is None else f"== {name} ==\n{text[-MAX_VALIDATION_LOG:]}\n"
 
 
 def validation_problem(
-    runtime: Runtime, package: BotPackage, log_dir: Path | None = None
+    runtime: Runtime,
+    package: BotPackage,
+    log_dir: Path | None = None,
+    match: ValidationMatch | None = None,
 ) -> str | None:
-    """Play one game with the bot at a random seat of a table of house bots (under the rules
-    its protocol implies: a Bhoos bot knows only the bhoos preset); the first fault, if any,
-    is why it is rejected (or, before any game, a manifest ``runtime`` this machine does not
-    have).
+    """Play the validation match: ``match``, a stored version's (recorded once played), or
+    else one drawn here, stored nowhere, among in-process house bots under the defaults of
+    the bot's protocol (a Bhoos bot knows only the bhoos preset). The bot's first fault, if
+    any, is why it is rejected (or, before any game, a manifest ``runtime`` this machine
+    does not have).
 
-    What the bot receives is what the first game of a tournament match with the default
-    settings sends: the same rules and deal count, the same clock, opponents it cannot tell
-    from a tournament's. A bot that could tell its validation apart could behave there only.
+    What the bot receives is what a ladder match sends: the same rules, deals and clock,
+    opponents it cannot tell from a ladder table's, a fresh process each game. A bot that
+    could tell its validation apart could behave there only.
     """
     if problem := runtime_problem(package.runtime):
         return f"bot.toml: {problem}"
     if master_cache.used_by(package.root):
         master_cache.ensure_built()  # built when the bot is registered, not at its start
     log_dir = log_dir or runtime.log_dir("validation", package.sha256[:12])
-    bot = ProcessPlayer(
-        package, package.name, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir
-    )
-    seat = secrets.randbelow(4)
-    houses = [secrets.choice(VALIDATION_OPPONENTS) for _ in range(3)]
-    players: list[Player] = [
-        house_player(kind, secrets.randbits(32), f"house-{kind}-{i + 1}")
-        for i, kind in enumerate(houses)
-    ]
-    players.insert(seat, bot)
-    spec = MatchSpec(
-        f"validation-{package.sha256[:12]}",
-        package.speaks.rules,
-        seed=secret_seed(),
-        games=1,
-        clock=dataclasses.replace(Clock(), startup_ms=VALIDATION_STARTUP_MS),
-    )
-    result = play_match(spec, players)
+    if match is None:
+        seat, result = _play_drawn(runtime, package, log_dir)
+    else:
+        seat, result = match.seat, match.play(runtime, log_dir)
     faults = [f for f in result.faults if f.entrant == seat]
     if not faults:
         return None
     return f"validation match: {faults[0].kind}: {faults[0].reason}"
+
+
+def _play_drawn(runtime: Runtime, package: BotPackage, log_dir: Path) -> tuple[int, MatchResult]:
+    """The bot's seat and the result of a validation match stored nowhere."""
+    bot = ProcessPlayer(
+        package, package.name, limits=runtime.limits, policy=runtime.policy, log_dir=log_dir
+    )
+    players: list[Player] = []
+    for name in secrets.SystemRandom().sample(OPPONENTS, len(OPPONENTS)):
+        house = house_name(name)
+        players.append(house_player(house.kind, secrets.randbits(32), house.stored_name))
+    seat = secrets.randbelow(len(players) + 1)
+    players.insert(seat, bot)
+    spec = default_table(package).spec(f"validation-{package.sha256[:12]}", secret_seed())
+    return seat, play_match(spec, players)

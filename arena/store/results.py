@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, literal_column, select, update
+from sqlalchemy import ColumnElement, func, insert, literal_column, select, update
 from sqlalchemy.orm import Session
 
 from arena.referee.result import FORFEIT, MatchResult
@@ -38,6 +38,7 @@ from arena.store.models import (
     utcnow,
 )
 from arena.store.tournaments import get_tournament
+from arena.store.validations import listed
 
 REPLAY_ZLIB_JSON = 1  # Replay.format: zlib-compressed UTF-8 JSON
 MAX_REASON = 2000
@@ -54,9 +55,11 @@ def record_result(
     result: MatchResult,
     wall_seconds: float,
     logs: Mapping[int, str] | None = None,
+    audited: bool = True,
 ) -> bool:
     """Store a finished match; False (and nothing but a late-result count written) unless
-    ``lease`` is the match's current attempt.
+    ``lease`` is the match's current attempt. ``audited=False``: the decision audit does
+    not judge it (a validation match, which no statistic counts).
 
     Entrant ``e`` of ``result`` (and of ``logs``) is the bot version in ``seats[e]``.
     """
@@ -75,7 +78,8 @@ def record_result(
         s.execute(insert(BotLog), _log_rows(match_id, seats, logs))
     s.add(Replay(match_id=match_id, format=REPLAY_ZLIB_JSON, data=data))
     drop_live_record(s, match_id)  # the full record replaces it in the same commit
-    add_hindsight(s, match_id, seats)  # the decision audit's judging, queued with the result
+    if audited:
+        add_hindsight(s, match_id, seats)  # the decision audit's judging, queued with the result
     s.flush()
     return True
 
@@ -212,7 +216,8 @@ class GameRows:
 
 
 def game_rows(s: Session, tournament_id: int | None) -> GameRows:
-    """The finished games of one tournament, or of every tournament (``None``: the ladder)."""
+    """The finished games of one tournament, or of every tournament (``None``; validation
+    matches left out, as from every statistic)."""
     if tournament_id is not None:
         get_tournament(s, tournament_id)
     faults = _fault_counts(s, tournament_id)
@@ -229,8 +234,7 @@ def game_rows(s: Session, tournament_id: int | None) -> GameRows:
         .join(Match, Match.id == GameScore.match_id)
         .order_by(GameScore.match_id, GameScore.game_index, GameScore.bot_version_id)
     )
-    if tournament_id is not None:
-        query = query.where(Match.tournament_id == tournament_id)
+    query = query.where(_in_scope(tournament_id))
     keys: list[tuple[int, int]] = []
     games: list[dict[int, int]] = []
     lines: list[GameLine] = []
@@ -252,9 +256,12 @@ def _fault_counts(s: Session, tournament_id: int | None) -> dict[tuple[int, int,
         .where(MatchFault.kind != FORFEIT)
         .group_by(MatchFault.match_id, game, MatchFault.bot_version_id)
     )
-    if tournament_id is not None:
-        query = query.where(Match.tournament_id == tournament_id)
-    return {(m, g, b): n for m, g, b, n in s.execute(query)}
+    return {(m, g, b): n for m, g, b, n in s.execute(query.where(_in_scope(tournament_id)))}
+
+
+def _in_scope(tournament_id: int | None) -> ColumnElement[bool]:
+    """The matches of one tournament, or (``None``) of every tournament but validations."""
+    return listed() if tournament_id is None else Match.tournament_id == tournament_id
 
 
 def save_rating_snapshot(s: Session, tournament_id: int, payload: dict[str, Any]) -> RatingSnapshot:

@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from arena.referee import MatchResult, MatchSpec
 from arena.referee.match import Referee
 from arena.registry import player_for
+from arena.registry.players import captured_logs
 from arena.runtime import Runtime
 from arena.store import (
     BotVersion,
@@ -41,7 +42,6 @@ from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.standings import snapshot_if_due
 from arena.tournaments.stopping import Stopped, checkpoint, shielded, stop_soon, stoppable
 
-MAX_LOG_BYTES = 64 * 1024
 OUTAGE_WAIT_S = 120.0  # how long a match waits for an unreachable database to record or give back
 STOP_POLL_S = 1.0  # how often a match asks whether its run was stopped from the dashboard
 logger = logging.getLogger(__name__)
@@ -174,17 +174,6 @@ def store_progress(db: Database, lease: Lease, record: dict) -> None:
             save_live_record(s, lease, record)
     except SQLAlchemyError as exc:
         logger.warning("match %s: progress not stored: %s", lease.match_id, exc)
-
-
-def captured_logs(log_dir: Path, versions: list[BotVersion]) -> dict[int, str]:
-    """The end of what each process bot wrote, by entrant (house bots write none)."""
-    logs = {}
-    for entrant, version in enumerate(versions):
-        files = sorted(log_dir.glob(f"{version.ref}*.log")) if log_dir.is_dir() else []
-        data = b"".join(path.read_bytes()[-MAX_LOG_BYTES:] for path in files)
-        if files:
-            logs[entrant] = data[-MAX_LOG_BYTES:].decode(errors="replace")
-    return logs
 
 
 def keep_lease(db: Database, lease: Lease, lease_s: float) -> AbstractContextManager[None]:

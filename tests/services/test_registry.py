@@ -20,6 +20,7 @@ from arena.house.names import UnknownHouseBot
 from arena.players.inprocess import InProcessPlayer
 from arena.registry import house_version, player_for, register_bot
 from arena.registry import validation as registry
+from arena.registry.validation_match import OPPONENTS
 from arena.runtime import Runtime
 from arena.store import Bot, BotArchive, BotVersion, Database, StoreError, find_bot_version
 from tests.services.conftest import (
@@ -35,6 +36,8 @@ from tests.services.conftest import (
 
 BOT_TABLES = (Bot, BotVersion)
 NOTHING = {"bots": 0, "bot_versions": 0}
+# one bot validated: it and the house bots of its validation match, stored versions too
+WITH_OPPONENTS = {"bots": 1 + len(OPPONENTS), "bot_versions": 1 + len(OPPONENTS)}
 
 
 def forbid_validation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,7 +76,7 @@ def test_a_good_bot_is_valid_and_registering_it_again_returns_the_same_row(
     archive = tmp_path / "random.zip"
     archive.write_bytes(runtime.blobs.get(first.sha256))
     assert register_bot(db, runtime, archive).id == first.id
-    assert counts(db, BOT_TABLES) == {"bots": 1, "bot_versions": 1}
+    assert counts(db, BOT_TABLES) == WITH_OPPONENTS
     with db.session(read_only=True) as s:
         assert find_bot_version(s, "random").id == first.id
 
@@ -107,7 +110,7 @@ def test_a_faulty_bot_is_rejected_with_the_fault_as_reason(
 
     forbid_validation(monkeypatch)  # judged once: the same files keep their verdict
     assert register_bot(db, runtime, BAD_BOTS / folder).id == version.id
-    assert counts(db, BOT_TABLES) == {"bots": 1, "bot_versions": 1}
+    assert counts(db, BOT_TABLES) == WITH_OPPONENTS
 
 
 def test_a_trusted_bot_is_valid_without_a_match(db, runtime, monkeypatch):
@@ -127,7 +130,7 @@ def test_a_bot_left_pending_by_a_stopped_validation_is_judged_when_registered_ag
         patch.setattr(registry, "validation_problem", stopped)
         with pytest.raises(KeyboardInterrupt):
             register_bot(db, runtime, BAD_BOTS / "crash_at_start")
-    [row] = list_versions(db)
+    [row] = [v for v in list_versions(db) if "house" not in v.manifest]
     assert (row.status, row.reason) == ("pending", "")
     with db.session(read_only=True) as s, pytest.raises(StoreError, match="no valid version"):
         find_bot_version(s, "services-crash-at-start")
