@@ -30,14 +30,20 @@ from arena.readmodels.tournaments import (
     tournament_page,
     tournament_summary,
 )
-from arena.store import BotVersion, get_match, users
+from arena.store import BotVersion, users
 from arena.store.models import as_utc, utcnow
 from arena.submissions import SubmissionError, set_retired, submission_status, version_log
 from arena.tournaments.cache import CACHE
 from dashboard.analysis_jobs import analysis_dispatch
 from dashboard.api_docs import groups, prose, ref_name
 from dashboard.db import session
-from dashboard.matches import decision_moved, exported_decision, record_or_409
+from dashboard.matches import (
+    analysable,
+    decision_moved,
+    exported_decision,
+    readable,
+    record_or_409,
+)
 from dashboard.params import match_filter, scope, whole
 from dashboard.submitting import cap_request, database, runtime, submit
 from dashboard.tokens import bearer_token, bearer_user
@@ -153,6 +159,7 @@ def matches():
 @api.get("/matches/<int:match_id>")
 def match(match_id: int):
     """Small and cheap: a running match's page polls it (``live.deals``) for new deals."""
+    readable(match_id)
     detail = match_detail(session(), match_id)
     live = detail.live and asdict(detail.live)
     return jsonify({"match": asdict(detail.row), "faults": detail.faults, "live": live})
@@ -280,13 +287,14 @@ def analyses(match_id: int):
     answers 405, not 404, for an id beyond range on a path two rules share."""
     if request.method == "POST":
         return _request_analysis(match_id)
+    readable(match_id)
     return jsonify(match_analyses(session(), match_id))
 
 
 def _request_analysis(match_id: int):
     """Have the master judge an entrant's decisions (its bot's owner or an organiser)."""
     user = bearer_user()
-    get_match(session(), match_id)  # an unknown match is a 404 whatever the body
+    analysable(match_id)  # an unknown match is a 404 whatever the body
     entrant, samples = _analysis_asked(request.get_json(silent=True))
     settings = runtime().settings
     row = analysis_runs.request(

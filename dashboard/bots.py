@@ -10,6 +10,7 @@ from arena.readmodels.bots import bot_list, bot_page
 from arena.readmodels.challenges import challenges_panel
 from arena.readmodels.comparisons import versions_panel
 from arena.readmodels.logs import bot_owner
+from arena.readmodels.validations import diagnosable
 from arena.submissions import set_retired
 from dashboard.auth import current_user, login_required, may_see_logs
 from dashboard.db import database, session
@@ -36,6 +37,7 @@ def show(bot_id: int):
         "bot.html",
         page=page,
         mine=mine,
+        diagnosed=diagnosable(s, bot_id) if mine else {},
         audit=audit,
         analysed=analysed,
         panel=panel,

@@ -2,7 +2,10 @@
 played, the scores so far) and a finished match's analyses, the replay and decision
 downloads, and an owner's (or organiser's) request for an analysis. What a record shows is
 decided in one place: ``arena.readmodels.records``; who may have an entrant analysed, and
-how often, in ``arena.analysis_runs.request``."""
+how often, in ``arena.analysis_runs.request``. A version's validation match is its bot
+owner's and the organisers': anybody else gets the 404 of an unknown match from every view
+of it (``readable``), as from the log pages; those who may read it see where its first
+fault is (``arena.readmodels.validations``), and no analysis of it is asked for."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from arena.readmodels.ladder import ladder_choices
 from arena.readmodels.matches import match_detail, match_list
 from arena.readmodels.records import shown_record
 from arena.readmodels.tournaments import tournament_choices
-from arena.store import get_match
+from arena.readmodels.validations import Validation, step_of, validation_of
 from dashboard.analysis_jobs import analysis_dispatch
 from dashboard.auth import login_required, may_see_logs, signed_in_user
 from dashboard.db import database, session
@@ -45,8 +48,24 @@ def index():
     )
 
 
+def readable(match_id: int) -> Validation | None:
+    """The validation the match is, if it is one its reader may see (None: any other
+    match); the 404 of an unknown match for everybody else."""
+    validation = validation_of(session(), match_id)
+    if validation is not None and not may_see_logs(validation.owner_id):
+        abort(404, f"no match with id {match_id}")
+    return validation
+
+
+def analysable(match_id: int) -> None:
+    """A match whose entrants may be analysed: not a validation (no page lists it)."""
+    if readable(match_id) is not None:
+        abort(400, f"match {match_id} is a validation match: it is not analysed")
+
+
 @matches.get("/<int:match_id>")
 def show(match_id: int):
+    validation = readable(match_id)
     s = session()
     detail = match_detail(s, match_id)
     record = shown_record(s, match_id)
@@ -54,6 +73,7 @@ def show(match_id: int):
     script = json_in_script(json.dumps(replay))  # the viewer's: a whole record, or null
     done = detail.row.status == "done"
     results = shown_results(s, match_id) if done and replay else []
+    analysed = done and validation is None
     return render_template(
         "match.html",
         match=detail,
@@ -61,13 +81,23 @@ def show(match_id: int):
         replay=script,
         logs=log_links(match_id),
         results=json_in_script(json.dumps(results)) if results else None,
-        **(_analyses_section(match_id) if done else {"analyses": None}),
+        validation=validation,
+        step=_failing_step(replay, validation),
+        **(_analyses_section(match_id) if analysed else {"analyses": None}),
     )
+
+
+def _failing_step(replay: dict | None, validation: Validation | None) -> int | None:
+    """Where the replay shows the validated bot's first fault (None: nowhere to jump)."""
+    if replay is None or validation is None or validation.fault is None:
+        return None
+    return step_of(replay, validation.fault)
 
 
 @matches.get("/<int:match_id>/analyses")
 def analyses(match_id: int):
     """The analyses section alone, for the match page to swap in as one changes state."""
+    analysable(match_id)
     return render_template("_analyses.html", match_id=match_id, **_analyses_section(match_id))
 
 
@@ -83,7 +113,7 @@ def _analyses_section(match_id: int) -> dict:
 def ask_analysis(match_id: int):
     """Have the master judge an entrant's decisions (its bot's owner, or an organiser): the
     service decides who may and how often; its refusal is shown (404 as for its logs)."""
-    get_match(session(), match_id)  # an unknown match is a 404 whatever the form holds
+    analysable(match_id)  # an unknown match is a 404 whatever the form holds
     entrant = request.form.get("entrant", type=int)
     if entrant is None:
         abort(400, "say which entrant to analyse")
@@ -111,6 +141,7 @@ def ask_analysis(match_id: int):
 @matches.get("/<int:match_id>/table")
 def table(match_id: int):
     """The table alone (seats, points, faults), for a live match's page to swap in."""
+    readable(match_id)
     detail = match_detail(session(), match_id)
     return render_template("_match_table.html", match=detail, logs=log_links(match_id))
 
@@ -118,6 +149,7 @@ def table(match_id: int):
 @matches.get("/<int:match_id>/progress")
 def progress(match_id: int):
     """The scores so far alone, for a running match's page to swap in as deals end."""
+    readable(match_id)
     return render_template("_progress.html", record=shown_record(session(), match_id))
 
 
@@ -141,7 +173,7 @@ def old_decision_file(match_id: int, index: int, decision: int):
 def decision_moved(endpoint: str, match_id: int, index: int, decision: int) -> Redirect:
     """A former decision link, whose game counted from 0, sent on for good to ``endpoint``
     (game from 1); an unknown match is a 404 here already."""
-    get_match(session(), match_id)
+    readable(match_id)
     where = url_for(endpoint, match_id=match_id, game=index + 1, decision=decision)
     return redirect(where, 308)
 
@@ -156,6 +188,7 @@ def exported_decision(match_id: int, game: int, decision: int) -> dict:
 def record_or_409(match_id: int) -> dict:
     """The record as shown (whole, or the progress of an unfinished match); 409 when
     nothing has been played yet."""
+    readable(match_id)
     record = shown_record(session(), match_id)
     if record is None:
         abort(409, f"match {match_id} has no finished deal to show yet")
@@ -165,6 +198,7 @@ def record_or_409(match_id: int) -> dict:
 def finished_record(match_id: int) -> dict:
     """The whole record (every rotation played); 409 before. Decisions are only exported
     from these: rebuilding a request needs the seed and the cards."""
+    readable(match_id)
     record = shown_record(session(), match_id)
     if record is None or record.get("progress"):
         abort(409, f"match {match_id} is not finished: its decisions are not public yet")

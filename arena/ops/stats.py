@@ -4,7 +4,9 @@ itself, ``worker_metrics``).
 
 A handful of aggregate queries (matches by status, the durations of the played ones in
 buckets, versions by verdict, the oldest pending validation, start-up faults), read at most
-every few seconds by the caller (``metrics.Cached``).
+every few seconds by the caller (``metrics.Cached``). The match numbers are those of the
+matches workers are sent: not validation matches (a rejected upload is no start failure of
+the platform's).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from arena.store.models import (
     as_utc,
     utcnow,
 )
+from arena.store.validations import listed
 
 START_FAILED = "start_failed"  # the referee's fault for a bot that did not start
 # Seconds a whole match takes: a short validation-sized one to the default clock's longest.
@@ -60,8 +63,9 @@ def read_stats(
 ) -> PlatformStats:
     """The numbers, from ``conn`` (a probe's connection: each query under its timeout)."""
     now = now or utcnow()
-    by_status = dict(conn.execute(select(Match.status, func.count()).group_by(Match.status)).all())
-    played = Match.status == "done", Match.wall_seconds.is_not(None)
+    counted = select(Match.status, func.count()).where(listed()).group_by(Match.status)
+    by_status = dict(conn.execute(counted).all())
+    played = Match.status == "done", Match.wall_seconds.is_not(None), listed()
     within = [
         func.coalesce(func.sum(case((Match.wall_seconds <= b, 1), else_=0)), 0) for b in buckets
     ]
@@ -74,7 +78,10 @@ def read_stats(
     started = func.coalesce(BotVersion.validation_started_at, BotVersion.created_at)
     oldest = conn.scalar(select(func.min(started)).where(BotVersion.status == "pending"))
     failures = conn.scalar(
-        select(func.count()).select_from(MatchFault).where(MatchFault.kind == START_FAILED)
+        select(func.count())
+        .select_from(MatchFault)
+        .join(Match, Match.id == MatchFault.match_id)
+        .where(MatchFault.kind == START_FAILED, listed())
     )
     return PlatformStats(
         matches={status: int(by_status.get(status, 0)) for status in MATCH_STATUSES},

@@ -30,6 +30,7 @@ from arena.store import (
     owners_of,
 )
 from arena.store.ladders import list_ladders
+from arena.store.validations import listed
 from arena.tournaments.cache import CACHE
 
 RECENT = 20
@@ -317,7 +318,8 @@ def _latest_ratings(scopes: list[RatedScope]) -> list[dict[str, Any]]:
 def _recent(s: Session, versions: list[int]) -> list[MatchRow]:
     ids = (
         select(GameScore.match_id)
-        .where(GameScore.bot_version_id.in_(versions))
+        .join(Match, Match.id == GameScore.match_id)
+        .where(GameScore.bot_version_id.in_(versions), listed())
         .distinct()
         .order_by(GameScore.match_id.desc())
         .limit(RECENT)
@@ -340,7 +342,8 @@ def _opponents(s: Session, versions: list[int]) -> list[dict[str, Any]]:
         )
         .join(BotVersion, BotVersion.id == other.bot_version_id)
         .join(Bot, Bot.id == BotVersion.bot_id)
-        .where(me.bot_version_id.in_(versions))
+        .join(Match, Match.id == me.match_id)
+        .where(me.bot_version_id.in_(versions), listed())
         .group_by(Bot.id, Bot.name)
         .order_by(func.count().desc(), Bot.name)
     )
@@ -353,7 +356,8 @@ def _opponents(s: Session, versions: list[int]) -> list[dict[str, Any]]:
 def _faults(s: Session, versions: list[int]) -> dict[str, int]:
     query = (
         select(MatchFault.kind, func.count())
-        .where(MatchFault.bot_version_id.in_(versions))
+        .join(Match, Match.id == MatchFault.match_id)
+        .where(MatchFault.bot_version_id.in_(versions), listed())
         .group_by(MatchFault.kind)
         .order_by(func.count().desc())
     )
@@ -365,7 +369,8 @@ def _fault_matches(s: Session, versions: list[int]) -> dict[str, dict[str, Any]]
     ``FAULT_MATCHES`` of them ({"count", "newest"})."""
     query = (
         select(MatchFault.kind, MatchFault.match_id)
-        .where(MatchFault.bot_version_id.in_(versions))
+        .join(Match, Match.id == MatchFault.match_id)
+        .where(MatchFault.bot_version_id.in_(versions), listed())
         .group_by(MatchFault.kind, MatchFault.match_id)
         .order_by(MatchFault.match_id.desc())
     )

@@ -44,6 +44,7 @@ from arena.store import (
 )
 from arena.store.ladders import get_ladder
 from arena.store.models import Ladder, as_utc
+from arena.store.validations import listed as public_matches
 
 FORMAT = "callbreak-export-match"  # a match row: the record's keys, no seeds, and the below
 VERSION = 1
@@ -122,7 +123,7 @@ def _versions(s: Session, ref: str) -> tuple[int, ...]:
 
 
 def _selected(query: Select, p: ExportPlan) -> Select:
-    query = query.where(Match.status == "done")
+    query = query.where(Match.status == "done", public_matches())  # no validation match
     if p.versions is not None:
         played = exists().where(
             GameScore.match_id == Match.id, GameScore.bot_version_id.in_(p.versions)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from arena.readmodels.validations import shown_tournament
 from arena.store import BotVersion, Match, StoreError, Tournament, TournamentEntry, owners_of
 from arena.tournaments.cache import Scope
 from arena.tournaments.standings import (
@@ -109,8 +110,8 @@ def default_choice(s: Session, scope: Scope) -> DefaultChoice | None:
 
 
 def leaderboard(s: Session, scope: Scope) -> Leaderboard:
+    title = title_of(s, scope)  # first: an unknown scope fits nothing
     table = cached_standings(s, scope)
-    title = title_of(s, scope)
     model = model_for(s, scope)
     return drawn(s, table, scope, title, model, scale_note(model, scope))
 
@@ -135,9 +136,7 @@ def drawn(
 def title_of(s: Session, scope: Scope) -> str:
     if scope is None:
         return "All games (tournaments and ladders)"
-    name = s.scalar(select(Tournament.name).where(Tournament.id == scope))
-    if name is None:
-        raise StoreError(f"no tournament with id {scope}")
+    name = shown_tournament(s, scope).name
     return f"#{scope} {name}"  # as the selector names it: a made name says "Tournament N"
 
 

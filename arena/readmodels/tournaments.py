@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from arena.readmodels.headtohead import Cell, head_to_head
 from arena.readmodels.leaderboard import ORGANISED, Leaderboard, leaderboard
+from arena.readmodels.validations import shown_tournament
 from arena.store import (
     BotVersion,
     Match,
@@ -18,7 +19,6 @@ from arena.store import (
     Tournament,
     TournamentEntry,
     game_rows,
-    get_tournament,
     owners_of,
 )
 from arena.store.models import MATCH_STATUSES, TournamentRun
@@ -167,11 +167,11 @@ def tournament_list(s: Session) -> list[TournamentSummary]:
 
 
 def tournament_summary(s: Session, tournament_id: int) -> TournamentSummary:
-    return _summaries(s, [get_tournament(s, tournament_id)])[0]
+    return _summaries(s, [shown_tournament(s, tournament_id)])[0]
 
 
 def tournament_page(s: Session, tournament_id: int) -> TournamentPage:
-    tournament = get_tournament(s, tournament_id)
+    tournament = shown_tournament(s, tournament_id)
     return TournamentPage(
         summary=_summaries(s, [tournament])[0],
         rules=tournament.ruleset,
