@@ -31,9 +31,29 @@ by side, over the seeds (median, range, every seed):
    median and p95, against the 50 ms target (judged on CPU p95).
 5. Rest: ``next_tables`` on each settled ladder of 3 returns no table, and the state.
 
+Sections 6 and 7 play no engine game: a field of ``--field`` bots of known Elo (normal, SD
+200) whose games are simulated from the rating model itself (``model_pool``: Gumbel points,
+so every comparison is Bradley–Terry at the true Elo), settled by the same ladder loop, then
+newcomers of each of ``KINDS`` entering it one at a time (``--trials`` of each a seed, over
+``--known-seeds`` seeds): a new bot, a new version of a field bot (its predecessor leaves;
+its Elo the predecessor's plus a normal change of the prior's own SD), the same new
+versions with the fit not told whose they are, and versions 400 Elo from their predecessor.
+
+6. Placement: each newcomer's matches until its placement ends as the ladder's page says
+   (no longer provisional, or the cap played), whether it was still provisional then, and
+   its error |estimate − truth| (the truth centred over the fitted bots as the fit is);
+   target (a): a new version's median error at most 60 Elo, after at most 12 matches.
+7. Coverage: the same entries, each newcomer placed alone (the field as anchors) for 32
+   matches; the share of 95 % intervals holding the truth after 4, 8, 16 and 32 of its
+   matches, and the median error then; target (b): 93–97 % for new bots and new versions.
+   Each target is printed PASS or FAIL.
+
 Run: python benchmarks/ladder.py [--quick] [--seeds N] [--bots N] [--newcomer RANK]
        [--placement N] [--settle ELO] [--depth N] [--batch N]
-``--quick``: 2 seeds, 8 bots, 20 timed calls (a smoke run, about a minute). One core.
+       [--known-only] [--known-seeds N] [--trials N] [--field N]
+``--quick``: 2 seeds, 8 bots, 20 timed calls, and 3 known-strength seeds of 4 newcomers a
+kind (a smoke run, about a minute). ``--known-only``: sections 6 and 7 alone (about a
+minute at the defaults, 1,600 newcomers). One core.
 """
 
 from __future__ import annotations
@@ -57,10 +77,23 @@ from dataclasses import dataclass, field  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from arena.ladders.matchmaking import Knobs, LadderState, next_tables, settled  # noqa: E402
-from arena.ratings import ELO_CENTER, NO_DATA_HALF_WIDTH, Rating, fit  # noqa: E402
+from arena.ladders.matchmaking import (  # noqa: E402
+    Knobs,
+    LadderState,
+    next_tables,
+    provisional,
+    settled,
+)
+from arena.ratings import ELO_CENTER, ELO_SCALE, NO_DATA_HALF_WIDTH, Rating, fit  # noqa: E402
+from arena.ratings.successors import SUCCESSOR_SD, starting_rating  # noqa: E402
 from arena.tournaments.adaptive import SEATS, Ranked, Seats, overlaps, separated_top  # noqa: E402
-from benchmarks.engine_pool import noise_levels, play_matches, round_robin  # noqa: E402
+from benchmarks.engine_pool import (  # noqa: E402
+    ROTATIONS,
+    Games,
+    noise_levels,
+    play_matches,
+    round_robin,
+)
 from tests.ratings.synthetic import kendall_tau  # noqa: E402
 
 DEPTH, BATCH = 8, 4  # the ladder's default depth; matches played between two refits
@@ -69,41 +102,66 @@ PLACED_HALF_WIDTH = 60.0  # a newcomer is placed once its interval is narrower t
 TOP = 3
 ENTRANTS = 500  # for the cost of a decision
 TARGET_MS = 50.0
+FIELD, FIELD_SD = 12, 200.0  # a field of known strength: its size, the spread of its Elo
+# The newcomers entering it, in turn: a new bot; a new version of a field bot (its Elo the
+# predecessor's plus a normal change of SD SUCCESSOR_SD, the prior's own); the same
+# without the prior (the fit not told whose version it is); a version JUMP Elo away.
+KINDS = ("new bot", "new version", "no prior", "jump")
+JUMP = 400.0  # Elo: a "jump" is a new version this far from its predecessor (either way)
+CHECKPOINTS = (4, 8, 16, 32)  # a newcomer's matches after which its interval is checked
+ERROR_TARGET = 60.0  # Elo: the median error of a new version once placed, at most
+COVERAGE_TARGET = (0.93, 0.97)  # of the 95% intervals
 
 
 def half_width(r: Ranked | Rating) -> float:
     return max(r.elo - r.ci_low, r.ci_high - r.elo)
 
 
+# Plays matches on tables of bots: (match seeds from rng, tables, first match's group)
+# -> the games and their groups.
+Pool = Callable[[np.random.Generator, Sequence[Sequence[int]], int], tuple[Games, list[int]]]
+
+
+def engine(noises: Sequence[float]) -> Pool:
+    """The engine pool's bots of these noises, in duplicate matches."""
+    return lambda rng, tables, first: play_matches(rng, tables, first, noises)
+
+
 @dataclass
 class History:
     """The matches a schedule has played on the pool and the fit of all their games."""
 
-    noises: tuple[float, ...]
+    pool: Pool
     entrants: list[int]
     rng: np.random.Generator
     names: dict[int, str]  # the entrants' version ids: no hint of their strength
     played: list[list[int]] = field(default_factory=list)
-    games: list[dict[int, float]] = field(default_factory=list)
+    games: Games = field(default_factory=list)
     groups: list[int] = field(default_factory=list)
     ratings: dict[int, Rating] = field(default_factory=dict)
+    successors: dict[int, int] = field(default_factory=dict)  # new version -> predecessor
 
     def play(self, tables: Sequence[Sequence[int]]) -> None:
-        games, groups = play_matches(self.rng, tables, len(self.played), self.noises)
+        games, groups = self.pool(self.rng, tables, len(self.played))
         self.played += [list(t) for t in tables]
         self.games += games
         self.groups += groups
-        self.ratings = fit(self.games, self.groups)
+        self.ratings = fit(self.games, self.groups, successors=self.successors)
 
     def standings(self) -> list[Ranked]:
-        """The entrants as ``ladder_state`` shows them: rated, or wide open at 1500."""
+        """The entrants as ``ladder_state`` shows them: rated, starting at a predecessor's
+        rating, or wide open at 1500."""
         wide = (ELO_CENTER, ELO_CENTER - NO_DATA_HALF_WIDTH, ELO_CENTER + NO_DATA_HALF_WIDTH, 0)
-        return [
-            Ranked(self.names[b], r.elo, r.ci_low, r.ci_high, r.games)
-            if (r := self.ratings.get(b))
-            else Ranked(self.names[b], *wide)
-            for b in self.entrants
-        ]
+        rows = []
+        for b in self.entrants:
+            r = self.ratings.get(b)
+            if r is None and self.successors.get(b) in self.ratings:
+                r = starting_rating(self.ratings[self.successors[b]])
+            name = self.names[b]
+            rows.append(
+                Ranked(name, r.elo, r.ci_low, r.ci_high, r.games) if r else Ranked(name, *wide)
+            )
+        return rows
 
     def ranking(self) -> list[Ranked]:
         return sorted(self.standings(), key=lambda r: (-r.elo, r.name))
@@ -136,7 +194,7 @@ class History:
     def fork(self, rng: np.random.Generator) -> History:
         """The same history, played on by another schedule with its own match seeds."""
         return History(
-            self.noises,
+            self.pool,
             list(self.entrants),
             rng,
             self.names,
@@ -144,6 +202,7 @@ class History:
             list(self.games),
             list(self.groups),
             dict(self.ratings),
+            dict(self.successors),
         )
 
 
@@ -159,6 +218,7 @@ class Ladder:
     matches: Counter[str] = field(default_factory=Counter)  # scheduled ones included
     seats: dict[str, list[int]] = field(default_factory=dict)
     meetings: Counter[frozenset[str]] = field(default_factory=Counter)
+    anchors: frozenset[str] = frozenset()  # never placed (as the house bots)
 
     def state(self) -> LadderState:
         names = [self.history.names[b] for b in self.history.entrants]
@@ -169,6 +229,7 @@ class Ladder:
             self.meetings,
             list(self.queue),
             {name: f"owner {name}" for name in names},
+            self.anchors,
         )
 
     def schedule(self, tables: Sequence[Seats]) -> None:
@@ -206,7 +267,7 @@ class Ladder:
 def rr_run(history: History, seed: int, until: Callable[[], bool], cap: int = CAP) -> int:
     """Play the round robin of the whole pool on from ``history``, ``BATCH`` matches at a
     time, until ``until()``: the matches played (``cap`` when it never held)."""
-    tables: Iterator[list[int]] = round_robin(len(history.noises), seed)
+    tables: Iterator[list[int]] = round_robin(len(history.entrants), seed)
     played = 0
     while played < cap and not until():
         history.play(list(itertools.islice(tables, BATCH)))
@@ -253,7 +314,8 @@ def placement(
     id): the ladder against a round robin of all n bots played on from the same history."""
     others = [b for b in range(n) if b != newcomer]
     names = version_ids(others, seed) | {newcomer: str(n)}
-    history = History(noise_levels(n), others, np.random.default_rng([seed, 1]), names)
+    pool = engine(noise_levels(n))
+    history = History(pool, others, np.random.default_rng([seed, 1]), names)
     ladder = Ladder(history, knobs, depth, batch)
     settled_after = ladder.run()
     rr = history.fork(np.random.default_rng([seed, 3]))
@@ -301,8 +363,8 @@ def from_scratch(
     """A ladder of ``n`` bots from its first match until it rests; the same ladder resting
     only when every neighbour pair is separated, until its top 3 are; a round robin."""
     bots = list(range(n))
-    noises, names = noise_levels(n), version_ids(bots, seed)
-    history = History(noises, list(bots), np.random.default_rng([seed, 4]), names)
+    pool, names = engine(noise_levels(n)), version_ids(bots, seed)
+    history = History(pool, list(bots), np.random.default_rng([seed, 4]), names)
     ladder = Ladder(history, knobs, depth, batch)
     top = ladder.run(history.top_separated, cap)
     separated, top_right = history.top_separated(), history.top_right()
@@ -321,11 +383,11 @@ def from_scratch(
         f"{len(state.in_flight)} in flight, widest ±{max(map(half_width, standings)):.0f}: {why}"
     )
 
-    wide_open = History(noises, list(bots), np.random.default_rng([seed, 6]), names)
+    wide_open = History(pool, list(bots), np.random.default_rng([seed, 6]), names)
     open_knobs = Knobs(knobs.placement_matches, 0.0, knobs.games_per_match)
     open_top = Ladder(wide_open, open_knobs, depth, batch).run(wide_open.top_separated, cap)
 
-    rr = History(noises, list(bots), np.random.default_rng([seed, 5]), names)
+    rr = History(pool, list(bots), np.random.default_rng([seed, 5]), names)
     tables = round_robin(n, seed)
     rr_top: int | None = None
     rr_rest: int | None = None
@@ -403,6 +465,125 @@ def _wide() -> tuple[float, float]:
     return ELO_CENTER - NO_DATA_HALF_WIDTH, ELO_CENTER + NO_DATA_HALF_WIDTH
 
 
+def model_pool(elo: np.ndarray) -> Pool:
+    """Bots of known strength: a game's points are each bot's Elo in log-odds plus Gumbel
+    noise, so every pairwise comparison of a game follows Bradley–Terry at exactly those
+    Elo (what the ratings estimate), four games a match. ``elo`` is read as they play (a
+    newcomer's may be set after the pool is made)."""
+
+    def play(
+        rng: np.random.Generator, tables: Sequence[Sequence[int]], first: int
+    ) -> tuple[Games, list[int]]:
+        games: Games = []
+        groups: list[int] = []
+        for i, table in enumerate(tables):
+            for _ in range(ROTATIONS):
+                points = elo[list(table)] / ELO_SCALE + rng.gumbel(size=len(table))
+                games.append(dict(zip(table, points.tolist(), strict=True)))
+                groups.append(first + i)
+        return games, groups
+
+    return play
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One newcomer on a field of known strength: where its placement ended (it was no
+    longer provisional, or it had played the cap), and how its intervals did after each
+    of ``CHECKPOINTS`` matches of a longer placement."""
+
+    kind: str  # one of KINDS
+    placed_after: int  # its matches played when its placement ended
+    error: float  # |estimate - truth| then, Elo
+    provisional: bool  # still provisional then (placed by the cap)
+    covered: dict[int, bool]  # after n of its matches: its 95% interval held the truth
+    errors: dict[int, float]  # after n of its matches: |estimate - truth|
+
+
+def known_field(
+    seed: int, trials: int, knobs: Knobs, depth: int = DEPTH, batch: int = BATCH, size: int = FIELD
+) -> list[Trial]:
+    """A ladder of ``size`` bots of known Elo (normal, SD ``FIELD_SD``) played by the
+    matchmaker until it rests, then ``trials`` newcomers of each of ``KINDS``, each entering
+    that same settled ladder on its own (the predecessor of a new version leaves it)."""
+    rng = np.random.default_rng([seed, 7])
+    entering = trials * len(KINDS)
+    truth = np.concatenate(
+        [rng.normal(ELO_CENTER, FIELD_SD, size), np.zeros(entering)]
+    )  # the newcomers' filled in below, before any of them plays
+    field_bots = list(range(size))
+    names = version_ids(field_bots, seed)
+    base = History(model_pool(truth), field_bots, np.random.default_rng([seed, 8]), names)
+    Ladder(base, knobs, depth, batch).run()
+    out = []
+    for i in range(entering):
+        kind, bot = KINDS[i % len(KINDS)], size + i
+        predecessor = None if kind == "new bot" else int(rng.integers(size))
+        if predecessor is None:
+            truth[bot] = rng.normal(ELO_CENTER, FIELD_SD)
+        elif kind == "jump":
+            truth[bot] = truth[predecessor] + JUMP * rng.choice([-1.0, 1.0])
+        else:
+            truth[bot] = truth[predecessor] + rng.normal(0.0, SUCCESSOR_SD)
+        # the ladder as it is, then one placing the newcomer (alone) for CHECKPOINTS' matches
+        longer = Knobs(max(CHECKPOINTS), 0.0, knobs.games_per_match)
+        runs = []
+        for knob, anchors in ((knobs, frozenset()), (longer, frozenset(names.values()))):
+            history = base.fork(np.random.default_rng([seed, 9, i, len(runs)]))
+            history.names = {**names, bot: str(size + 1 + i)}
+            history.entrants.append(bot)
+            if predecessor is not None:
+                history.entrants.remove(predecessor)
+            if predecessor is not None and kind != "no prior":
+                history.successors[bot] = predecessor
+            ladder = Ladder(history, knob, depth, batch, anchors=anchors)
+            runs.append(_newcomer_run(ladder, bot, truth))
+        (placed, error, unsure, _, _), (_, _, _, covered, errors) = runs
+        out.append(Trial(kind, placed, error, unsure, covered, errors))
+    return out
+
+
+def _newcomer_run(
+    ladder: Ladder, bot: int, truth: np.ndarray
+) -> tuple[int, float, bool, dict[int, bool], dict[int, float]]:
+    """Play ``ladder`` until ``bot``'s placement ends as the ladder's page says it does (no
+    longer provisional, or the cap played): its matches then, error and whether it was still
+    provisional; and, on the way, whether its interval held the truth after each of
+    ``CHECKPOINTS`` of its matches, and its error then."""
+    history, knobs = ladder.history, ladder.knobs
+    start = len(history.played)
+    covered: dict[int, bool] = {}
+    errors: dict[int, float] = {}
+    while True:
+        if not ladder.step():
+            raise RuntimeError("the ladder rested before the newcomer was placed")
+        played = sum(bot in t for t in history.played[start:])
+        r = history.ratings.get(bot)
+        if r is None:
+            continue
+        fitted = sorted(history.ratings)
+        centre = truth[fitted].mean() - ELO_CENTER
+        true_elo = truth[bot] - centre
+        if played in CHECKPOINTS:
+            covered[played] = bool(r.ci_low <= true_elo <= r.ci_high)
+            errors[played] = abs(r.elo - true_elo)
+        me = Ranked(history.names[bot], r.elo, r.ci_low, r.ci_high, r.games)
+        unsure = provisional(me, knobs.settle_half_width)
+        if played >= knobs.placement_matches or not unsure:
+            return played, abs(r.elo - true_elo), unsure, covered, errors
+
+
+def coverage(trials: Sequence[Trial], matches: int) -> float:
+    """The share of ``trials`` whose interval after ``matches`` of its matches held the
+    truth (NaN: none was checked then)."""
+    checked = [t.covered[matches] for t in trials if matches in t.covered]
+    return sum(checked) / len(checked) if checked else math.nan
+
+
+def within(value: float, low: float, high: float) -> str:
+    return "PASS" if low <= value <= high else "FAIL"
+
+
 def decision_times(
     state: LadderState, count: int, knobs: Knobs, calls: int
 ) -> list[tuple[float, float]]:
@@ -440,6 +621,12 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=Knobs.settle_half_width)
     parser.add_argument("--depth", type=int, default=DEPTH)
     parser.add_argument("--batch", type=int, default=BATCH)
+    parser.add_argument("--known-seeds", type=int, help="seeds of 6 and 7 (default 20)")
+    parser.add_argument("--trials", type=int, help="newcomers of each kind a seed (default 20)")
+    parser.add_argument("--field", type=int, default=FIELD, help="known-strength field size")
+    parser.add_argument(
+        "--known-only", action="store_true", help="6 and 7 only (no engine games: a minute)"
+    )
     args = parser.parse_args()
     n = 8 if args.quick else args.bots
     if not 5 <= n <= 16:
@@ -451,17 +638,23 @@ def main() -> None:
     noises = noise_levels(n)
     started = time.perf_counter()
     load = os.getloadavg()
-    print(
-        f"ladder benchmark: {n} heuristic bots, noise {', '.join(map(str, noises))}; "
-        f"{len(seeds)} seeds; placement {knobs.placement_matches} matches, settle "
-        f"±{knobs.settle_half_width:.0f} Elo, {knobs.games_per_match} games a match; depth "
-        f"{depth}, refit every {batch} matches (margin model); at most {CAP} matches a run"
-    )
+    known = range(args.known_seeds or (3 if args.quick else 20))
+    trials = args.trials or (4 if args.quick else 20)
+    if not args.known_only:
+        print(
+            f"ladder benchmark: {n} heuristic bots, noise {', '.join(map(str, noises))}; "
+            f"{len(seeds)} seeds; placement {knobs.placement_matches} matches, settle "
+            f"±{knobs.settle_half_width:.0f} Elo, {knobs.games_per_match} games a match; "
+            f"depth {depth}, refit every {batch} matches (margin model); at most {CAP} "
+            "matches a run"
+        )
     print(
         f"load average at the start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
         f"{os.cpu_count()} cores\n"
     )
-
+    if args.known_only:
+        print_known(known, trials, knobs, depth, batch, args.field)
+        return
     print(
         f"1. Placement: a ladder settled on {n - 1} bots, then bot {newcomer} (noise "
         f"{noises[newcomer]}) enters; matches until its 95% interval is narrower than "
@@ -583,11 +776,81 @@ def main() -> None:
     for i, s in enumerate(scratch):
         print(f"   seed {i}: {s.rests} tables from {s.state}")
 
+    print()
+    print_known(known, trials, knobs, depth, batch, args.field)
+
     load = os.getloadavg()
     print(
         f"\nload average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; "
         f"total time {time.perf_counter() - started:.0f} s"
     )
+
+
+def print_known(seeds: range, trials: int, knobs: Knobs, depth: int, batch: int, size: int) -> None:
+    """Sections 6 and 7: newcomers on fields of known strength, their error once placed
+    and the coverage of their intervals, each target judged PASS or FAIL."""
+    print(
+        f"6. Placement on fields of known strength: {len(seeds)} seeds, {size} bots (Elo "
+        f"normal, SD {FIELD_SD:.0f}) settled by the matchmaker, then {trials} newcomers of "
+        f"each kind a seed entering it one at a time; games simulated from the rating model "
+        f"(Gumbel points: every comparison Bradley-Terry at the true Elo); placement "
+        f"{knobs.placement_matches} matches at most, settle ±{knobs.settle_half_width:.0f}"
+    )
+    found = [t for seed in seeds for t in known_field(seed, trials, knobs, depth, batch, size)]
+    print(
+        f"   {'kind':<12} {'trials':>6}  {'placed after':>12}  {'provisional then':>16}"
+        f"  {'|error| median':>14}  {'p90':>5}"
+    )
+    for kind in KINDS:
+        rows = [t for t in found if t.kind == kind]
+        placed = [t.placed_after for t in rows]
+        errors = [t.error for t in rows]
+        after = f"{statistics.median(placed):.0f} (max {max(placed)})"
+        print(
+            f"   {kind:<12} {len(rows):>6}  {after:>12}"
+            f"  {sum(t.provisional for t in rows):>7}/{len(rows):<8}"
+            f"  {statistics.median(errors):>14.1f}  {np.percentile(errors, 90):>5.0f}"
+        )
+    print(
+        f"   new version: Elo its predecessor's + normal(0, {SUCCESSOR_SD:.0f}), the prior's "
+        f"own spread; no prior: the same, the fit not told whose version it is; jump: "
+        f"{JUMP:.0f} Elo from its predecessor, either way"
+    )
+    versions = [t for t in found if t.kind == "new version"]
+    error = statistics.median(t.error for t in versions)
+    worst = max(t.placed_after for t in versions)
+    ok = error <= ERROR_TARGET and worst <= 12
+    print(
+        f"   (a) a new version's median |estimate - truth| once placed (after {worst} "
+        f"matches at most): {error:.1f} Elo, target <= {ERROR_TARGET:.0f} after <= 12 "
+        f"matches: {'PASS' if ok else 'FAIL'}\n"
+    )
+
+    print(
+        f"7. Coverage of a newcomer's 95% interval after {', '.join(map(str, CHECKPOINTS))} of"
+        f" its matches: the same entries, each newcomer placed alone for {max(CHECKPOINTS)} "
+        "matches (the field's bots as anchors), the truth centred as the fit is"
+    )
+    print(f"   {'kind':<12} " + "".join(f"{m:>8}" for m in CHECKPOINTS))
+    for kind in KINDS:
+        rows = [t for t in found if t.kind == kind]
+        print(f"   {kind:<12} " + "".join(f"{100 * coverage(rows, m):>7.1f}%" for m in CHECKPOINTS))
+    judged = [t for t in found if t.kind in ("new bot", "new version")]
+    low, high = COVERAGE_TARGET
+    shares = [coverage(judged, m) for m in CHECKPOINTS]
+    print(f"   {'(b) both':<12} " + "".join(f"{100 * c:>7.1f}%" for c in shares))
+    print(
+        f"   (b) new bots and new versions ({len(judged)} newcomers), target "
+        f"{100 * low:.0f}-{100 * high:.0f}%: "
+        + ", ".join(
+            f"{m} matches {within(c, low, high)}" for m, c in zip(CHECKPOINTS, shares, strict=True)
+        )
+    )
+    print("   median |estimate - truth| (Elo) after as many matches, the same runs:")
+    for kind in KINDS:
+        rows = [t for t in found if t.kind == kind]
+        medians = [statistics.median(t.errors[m] for t in rows) for m in CHECKPOINTS]
+        print(f"   {kind:<12} " + "".join(f"{e:>8.1f}" for e in medians))
 
 
 if __name__ == "__main__":

@@ -142,8 +142,10 @@ def print_ladder(db: Database, name: str) -> None:
     console.print(_headline(view))
     if view.ranked:
         table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False)
-        for column in ("#", "bot", "owner", "Elo", "95% CI", "trend", "games", "matches"):
-            table.add_column(column, justify="left" if column in ("bot", "owner") else "right")
+        columns = ("#", "bot", "owner", "Elo", "95% CI", "trend", "games", "matches", "badge")
+        for column in columns:
+            left = column in ("bot", "owner", "badge")
+            table.add_column(column, justify="left" if left else "right")
         for e in view.ranked:
             table.add_row(
                 str(e.rank),
@@ -154,8 +156,15 @@ def print_ladder(db: Database, name: str) -> None:
                 _trend(e),
                 str(e.games),
                 str(e.matches),
+                "provisional" if e.provisional else "",
             )
         console.print(table)
+        if any(e.provisional for e in view.ranked):
+            console.print(
+                f"provisional: a 95% interval wider than ±{view.settle_half_width:.0f} Elo, "
+                "its place may still move",
+                style="dim",
+            )
     for e in view.placing:
         console.print(
             f"placing: {literal(e.ref)} ({literal(e.owner)}): "

@@ -8,7 +8,7 @@ Writers take turns on the ladder's tournament row, so two feeders at once add on
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import combinations
@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session
 
 from arena.ladders.entrants import ANCHORS, current_versions, enter_anchors
 from arena.ladders.matchmaking import Knobs, LadderState, next_tables
-from arena.ratings import ELO_CENTER, NO_DATA_HALF_WIDTH
+from arena.ratings import ELO_CENTER, NO_DATA_HALF_WIDTH, Rating
+from arena.ratings.successors import starting_rating
 from arena.referee import secret_seed
 from arena.runtime import Runtime
 from arena.store import BotVersion, Database, Match, add_matches, progress
@@ -30,6 +31,7 @@ from arena.tournaments.cache import CACHE
 from arena.tournaments.create import entrant_owners
 from arena.tournaments.schedule import seat_numbers
 from arena.tournaments.standings import cached_standings
+from arena.tournaments.successions import predecessors
 
 WIDE = (ELO_CENTER - NO_DATA_HALF_WIDTH, ELO_CENTER + NO_DATA_HALF_WIDTH)
 
@@ -96,13 +98,15 @@ def ladder_state(
 ) -> LadderState:
     """What the matchmaker needs, read from the ladder's rows; ``versions``: its current
     contestants, when the caller has them (``current_versions``). The ratings are the
-    ladder's fit over all its games (older versions' games inform their opponents' too)."""
+    ladder's fit over all its games (older versions' games inform their opponents' too),
+    and a new version's without games its predecessor's (``starting_ratings``)."""
     versions = current_versions(s, ladder) if versions is None else versions
     anchors = {
         e.bot_version_id for e in ladder.tournament.entries if "house" in e.bot_version.manifest
     }
     current = {v.id for v in versions} | anchors
     rated = {st.bot_version_id: st.rating for st in cached_standings(s, ladder.tournament_id)}
+    rated |= starting_ratings(s, rated, current - set(rated))
     standings = [
         Ranked(str(v), r.elo, r.ci_low, r.ci_high, r.games)
         if (r := rated.get(v))
@@ -121,6 +125,18 @@ def ladder_state(
         owners,
         frozenset(str(a) for a in anchors),
     )
+
+
+def starting_ratings(
+    s: Session, rated: Mapping[int, Rating], unrated: Collection[int]
+) -> dict[int, Rating]:
+    """Where versions without games start: a new version of a bot whose previous valid
+    version has a rating here starts at that rating, its interval widened by the prior
+    (``arena.ratings.successors``); any other stands at 1500, wide open (left out)."""
+    if not unrated:
+        return {}
+    heirs = predecessors(s, unrated, rated.keys())
+    return {v: starting_rating(rated[old]) for v, old in heirs.items()}
 
 
 @dataclass(frozen=True)

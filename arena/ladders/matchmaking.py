@@ -1,13 +1,19 @@
 """Which tables a ladder plays next: placements first, then where its ranking is unsure.
 
-1. **Placement.** A version with fewer than the placement quota of matches (scheduled ones
-   count) is seated first, fewest first, with three opponents spread across the current
-   ranking: one from each third, at a point of the third that moves on by the golden ratio
-   with every placement match, so eight matches meet opponents from top to bottom. When
-   other versions wait for placement too (a contest's first hour), two of them take two of
-   those seats (``COHORT``: three placements a table, the fourth seat from a third of the
-   ranking that turns with every match), so a crowd of newcomers is placed in a third of
-   the tables.
+1. **Placement.** A version is *provisional* until it has played and its 95 % interval
+   is within ``settle_half_width`` Elo either side; a provisional version with fewer than
+   ``placement_matches`` matches (the cap; scheduled ones count, and narrow its interval
+   as they will) is seated first, fewest first. Its opponents come from its *window*: the
+   entrants rated within its interval of its estimate (at least ``NEAREST`` of them, the
+   nearest), three points spread across the window that move on by the golden ratio with
+   every placement match. The window is where its games so far (or its predecessor's
+   rating: :mod:`arena.ratings.successors`) put it, as wide as they leave it, matches in
+   flight having told nothing yet: a version nobody knows meets the whole ranking from top
+   to bottom, and as its interval narrows it meets the bots near its estimate, the ones
+   its place is decided against. When other provisional versions wait too, each within
+   the other's window (a contest's first hour), two of them take two of those seats
+   (``COHORT``: three placements a table, the fourth seat from a point of the window that
+   turns with every match), so a crowd of newcomers is placed in a third of the tables.
 2. **Unsure places.** Otherwise :func:`arena.tournaments.adaptive.extra_tables` draws the
    tables of overlapping neighbours (and their anchor), no pair of bots meeting more than
    twice its fair share of the ladder's matches while another table can be drawn; a pair
@@ -48,6 +54,7 @@ from arena.tournaments.owners import Owners, apart
 
 GOLDEN = (math.sqrt(5) - 1) / 2
 COHORT = 3  # versions placed at one table, when that many wait
+NEAREST = 6  # a placement's window holds at least this many opponents to choose from
 FAIR_SHARE_CAP = 2.0  # a pair may meet up to this many times its fair share
 
 
@@ -55,7 +62,7 @@ FAIR_SHARE_CAP = 2.0  # a pair may meet up to this many times its fair share
 class LadderState:
     """What the matchmaker sees. Names are entrant names (version ids as text)."""
 
-    standings: Sequence[Ranked]  # every current entrant, rated or (wide, 0 games) not yet
+    standings: Sequence[Ranked]  # every current entrant, as fitted (or its starting rating)
     matches: Mapping[str, int]  # matches per entrant, scheduled ones included
     seat_counts: Mapping[str, Sequence[int]]  # matches started in each seat
     meetings: Meetings = field(default_factory=Counter)  # matches so far by pair
@@ -66,7 +73,7 @@ class LadderState:
 
 @dataclass(frozen=True)
 class Knobs:
-    placement_matches: int = 8
+    placement_matches: int = 8  # the cap: placement stops there, provisional or not
     settle_half_width: float = 50.0
     games_per_match: int = 4
 
@@ -74,24 +81,22 @@ class Knobs:
 def next_tables(state: LadderState, count: int, knobs: Knobs) -> list[Seats]:
     """Up to ``count`` tables to schedule (fewer, or none, when the ladder settles or has
     not four owners' bots to seat)."""
-    standings = _expected(state, knobs.games_per_match)
+    fitted = {r.name: r for r in state.standings}
+    expected = {r.name: r for r in _expected(state, knobs.games_per_match)}
     matches = Counter(state.matches)
-    seats = {r.name: list(state.seat_counts.get(r.name, [0] * SEATS)) for r in standings}
+    seats = {name: list(state.seat_counts.get(name, [0] * SEATS)) for name in expected}
     meetings = Counter(state.meetings)
     tables: list[Seats] = []
     while len(tables) < count:
-        table = _placement(state, standings, matches, seats, knobs.placement_matches)
+        table = _placement(state, fitted, expected, matches, seats, knobs)
         if table is None:
             break
         tables.append(table)
         meetings.update(frozenset(p) for p in itertools.combinations(table, 2))
-        for name in table:
+        for name in table:  # the placements narrow their bots too
             matches[name] += 1
-    by_name = {r.name: r for r in standings}
-    for table in tables:  # the placements narrow their bots too
-        for name in table:
-            by_name[name] = after_match(by_name[name], knobs.games_per_match)
-    standings = list(by_name.values())
+            expected[name] = after_match(expected[name], knobs.games_per_match)
+    standings = list(expected.values())
     left = count - len(tables)
     if left <= 0 or len(standings) < SEATS or settled(standings, knobs.settle_half_width):
         return tables
@@ -123,74 +128,94 @@ def settled(standings: Sequence[Ranked], within: float) -> bool:
     return all(gap < 0 or (narrow[i] and narrow[i + 1]) for i, gap in enumerate(gaps))
 
 
-def unplaced(state: LadderState, quota: int) -> list[str]:
-    """Entrants still short of their placement matches, fewest matches first."""
+def provisional(r: Ranked, within: float) -> bool:
+    """Whether ``r``'s place is not yet known to within ``within`` Elo (the ladder's settle
+    width): its 95 % interval reaches farther either side, or it has not played at all (a
+    starting rating is no measurement, however wide the settle width)."""
+    return r.games == 0 or half_width(r) > within
+
+
+def unplaced(state: LadderState, knobs: Knobs) -> list[str]:
+    """Entrants still being placed, fewest matches first: provisional and short of the cap
+    (anchors never are)."""
     short = [
         r.name
         for r in state.standings
-        if r.name not in state.anchors and state.matches.get(r.name, 0) < quota
+        if r.name not in state.anchors
+        and state.matches.get(r.name, 0) < knobs.placement_matches
+        and provisional(r, knobs.settle_half_width)
     ]
     return sorted(short, key=lambda name: (state.matches.get(name, 0), _order(name)))
 
 
 def _placement(
     state: LadderState,
-    standings: Sequence[Ranked],
+    fitted: Mapping[str, Ranked],
+    expected: Mapping[str, Ranked],
     matches: Counter[str],
     seats: dict[str, list[int]],
-    quota: int,
+    knobs: Knobs,
 ) -> Seats | None:
-    """The next placement table: the entrant shortest of its quota, up to ``COHORT - 1``
-    more waiting for placement, and opponents from across the ranking (None when every
-    entrant that can be seated is placed)."""
-    ranking = sorted(standings, key=lambda r: (-r.elo, r.name))
-    short = unplaced(LadderState(standings, matches, {}, anchors=state.anchors), quota)
+    """The next placement table: the entrant being placed with the fewest matches (as
+    ``expected`` leaves them), up to ``COHORT - 1`` more within its window, and opponents
+    from its window (None when every entrant that can be seated is placed)."""
+    ranking = sorted(expected.values(), key=lambda r: (-r.elo, r.name))
+    waiting = LadderState(ranking, matches, {}, anchors=state.anchors)
+    short = unplaced(waiting, knobs)
     placed = [r for r in ranking if r.name not in short]
     for name in short:
-        cohort = _cohort(name, short, state.owners)
-        opponents = _spread(name, placed, matches[name], state.owners, cohort) if cohort else None
+        cohort = _cohort(name, short, state.owners, fitted)
+        nth = matches[name]
+        opponents = _near(fitted[name], placed, nth, state.owners, cohort) if cohort else None
         if opponents is None:  # alone, or no placed bot can sit with the cohort
-            opponents = _spread(name, ranking, matches[name], state.owners)
+            opponents = _near(fitted[name], ranking, nth, state.owners)
         if opponents is not None:
             window = [r for r in ranking if r.name in {name, *opponents}]
             return seat_table(window, seats)
     return None
 
 
-def _cohort(name: str, short: Sequence[str], owners: Owners) -> list[str]:
-    """Other entrants waiting for placement to sit with ``name``, fewest matches first, all
-    of different owners."""
+def _cohort(
+    name: str, short: Sequence[str], owners: Owners, fitted: Mapping[str, Ranked]
+) -> list[str]:
+    """Other entrants being placed to sit with ``name``, fewest matches first: each
+    within ``name``'s window and ``name`` within theirs, all of different owners."""
+    me = fitted[name]
     cohort: list[str] = []
     for other in short:
         if len(cohort) == COHORT - 1:
             break
-        if other != name and apart([name, *cohort, other], owners):
+        them = fitted[other]
+        near = abs(me.elo - them.elo) <= min(half_width(me), half_width(them))
+        if other != name and near and apart([name, *cohort, other], owners):
             cohort.append(other)
     return cohort
 
 
-def _spread(
-    name: str, ranking: Sequence[Ranked], nth: int, owners: Owners, cohort: Sequence[str] = ()
+def _near(
+    me: Ranked, ranking: Sequence[Ranked], nth: int, owners: Owners, cohort: Sequence[str] = ()
 ) -> list[str] | None:
-    """``name``'s opponents for its ``nth`` placement match: ``cohort``, then one near a point
-    of each third of ``ranking`` (a newcomer not yet rated stands at 1500, mid-table) for
-    each seat left, the thirds turning with ``nth``, all of different owners; None if no
-    such table can be drawn."""
-    others = [r.name for r in ranking if r.name != name and r.name not in cohort]
+    """``me``'s opponents for its ``nth`` placement match: ``cohort``, then for each seat
+    left the bot of ``ranking`` nearest a point of ``me``'s window (``_window``), the
+    points spread over it and turning with ``nth``, all of different owners (beyond the
+    window when its own bots' owners clash); None if no such table can be drawn."""
+    others = [r for r in ranking if r.name != me.name and r.name not in cohort]
     left = SEATS - 1 - len(cohort)
     if len(others) < left:
         return None
+    low, high = _window(me, others)
     offset = (nth * GOLDEN) % 1.0
-    thirds = range(SEATS - 1) if not cohort else [(nth + k) % (SEATS - 1) for k in range(left)]
+    parts = range(SEATS - 1) if not cohort else [(nth + k) % (SEATS - 1) for k in range(left)]
     chosen: list[str] = list(cohort)
-    for third in thirds:
-        target = (third + offset) * len(others) / (SEATS - 1)
+    for part in parts:
+        target = min(low + (part + offset) * (high - low) / (SEATS - 1), high - 1)
         by_distance = sorted(range(len(others)), key=lambda i: (abs(i - target), i))
         pick = next(
             (
-                others[i]
+                others[i].name
                 for i in by_distance
-                if others[i] not in chosen and apart([name, *chosen, others[i]], owners)
+                if others[i].name not in chosen
+                and apart([me.name, *chosen, others[i].name], owners)
             ),
             None,
         )
@@ -198,6 +223,18 @@ def _spread(
             return None
         chosen.append(pick)
     return chosen
+
+
+def _window(me: Ranked, others: Sequence[Ranked]) -> tuple[int, int]:
+    """The positions [low, high) of ``others`` (best first) rated within ``me``'s 95 %
+    interval of its estimate, or the ``NEAREST`` nearest to it when fewer are."""
+    reach = half_width(me)
+    inside = [i for i, r in enumerate(others) if abs(r.elo - me.elo) <= reach]
+    if len(inside) >= min(NEAREST, len(others)):
+        return inside[0], inside[-1] + 1
+    nearest = sorted(range(len(others)), key=lambda i: (abs(others[i].elo - me.elo), i))
+    picked = nearest[: min(NEAREST, len(others))]
+    return min(picked), max(picked) + 1
 
 
 def _expected(state: LadderState, games_per_match: int) -> list[Ranked]:

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from arena.bots.protocols import protocol_of
 from arena.ladders.entrants import DEFAULT_LADDER, current_versions
 from arena.ladders.feed import ladder_state
-from arena.ladders.matchmaking import LadderState, settled, unplaced
+from arena.ladders.matchmaking import Knobs, LadderState, provisional, settled, unplaced
 from arena.readmodels.leaderboard import Leaderboard, drawn
 from arena.store import BotVersion, Match, RatingSnapshot, owners_of, progress
 from arena.store.ladders import get_ladder, ladder_of_tournament, list_ladders
@@ -51,6 +51,7 @@ class LadderEntry:
     ci_high: float | None
     games: int
     trend: float | None  # Elo change since the previous rating snapshot that rated it
+    provisional: bool  # its 95 % interval is wider than the ladder's settle width either side
 
     def as_dict(self) -> dict[str, Any]:
         """JSON data: an interval side the data leave unbounded is None."""
@@ -102,6 +103,7 @@ class LadderPage:
     board: Leaderboard  # the ranked entrants drawn as any standings are (Elo bars)
     trends: dict[int, float]  # Elo change by version, where an older snapshot rated it
     others: list[str]  # the other ladders' names
+    provisional: set[int]  # the ranked versions whose interval is wider than the settle width
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,9 @@ def ladder_page(s: Session, name: str) -> LadderPage:
     model = model_for(s, view.tournament_id)
     board = drawn(s, table, view.tournament_id, f"Ladder {name}", model, view.scale)
     trends = {e.bot_version_id: e.trend for e in view.ranked if e.trend is not None}
-    return LadderPage(view, board, trends, [n for n in ladder_names(s) if n != name])
+    others = [n for n in ladder_names(s) if n != name]
+    unsure = {e.bot_version_id for e in view.ranked if e.provisional}
+    return LadderPage(view, board, trends, others, unsure)
 
 
 def bot_places(s: Session, bot_id: int) -> list[LadderPlace]:
@@ -223,6 +227,8 @@ def _ladder_view(s: Session, ladder: Ladder, current: list[BotVersion]) -> Ladde
     played = Counter(state.matches)
     played.subtract(name for table in state.in_flight for name in table)
     quota = ladder.placement_matches
+    knobs = Knobs(quota, ladder.settle_half_width)
+    standing = {r.name: r for r in state.standings}
     previous = _previous_elo(s, ladder)
     entries = []
     for version_id, version in versions.items():
@@ -244,9 +250,13 @@ def _ladder_view(s: Session, ladder: Ladder, current: list[BotVersion]) -> Ladde
                 r.ci_high if r else None,
                 r.games if r else 0,
                 r.elo - previous[version_id] if r and version_id in previous else None,
+                r is None or provisional(standing[str(version_id)], knobs.settle_half_width),
             )
         )
-    placing = [e for e in entries if e.elo is None or (not e.house and e.matches < quota)]
+    # placed once it is no longer provisional or has played the cap of placement matches
+    placing = [
+        e for e in entries if e.elo is None or (not e.house and e.provisional and e.matches < quota)
+    ]
     ranked = sorted((e for e in entries if e not in placing), key=_order)
     ranked = [replace(e, rank=i) for i, e in enumerate(ranked, 1)]
     placing.sort(key=lambda e: (-e.matches, e.ref))
@@ -255,7 +265,7 @@ def _ladder_view(s: Session, ladder: Ladder, current: list[BotVersion]) -> Ladde
         ladder.name,
         ladder.tournament_id,
         TournamentSpec.from_row(ladder.tournament).rules.name,
-        _state(s, ladder, state, bool(unplaced(state, quota))),
+        _state(s, ladder, state, bool(unplaced(state, knobs))),
         ladder.placement_matches,
         ladder.depth,
         ladder.matches_per_hour,

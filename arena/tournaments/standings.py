@@ -6,6 +6,7 @@ the all-games ladder) is 1500, so the same bot rates differently in different co
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -27,6 +28,7 @@ from arena.store.models import RATED_KINDS
 from arena.store.tournaments import lock_tournament
 from arena.tournaments.cache import CACHE
 from arena.tournaments.extend import extend_if_due
+from arena.tournaments.successions import predecessors
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,7 @@ def standings(db: Database, tournament_id: int | None) -> list[Standing]:
     """Every entrant that has played, best rating first (``None``: every game of every
     tournament, the all-games ladder)."""
     with db.session(read_only=True) as s:
-        rows = game_rows(s, tournament_id)
-        return rank(s, rows, model_for(s, tournament_id))
+        return fitted(s, tournament_id, game_rows(s, tournament_id))
 
 
 def cached_standings(s: Session, tournament_id: int | None) -> list[Standing]:
@@ -58,8 +59,16 @@ def cached_standings(s: Session, tournament_id: int | None) -> list[Standing]:
         s,
         "standings",
         tournament_id,
-        lambda: rank(s, game_rows(s, tournament_id), model_for(s, tournament_id)),
+        lambda: fitted(s, tournament_id, game_rows(s, tournament_id)),
     )
+
+
+def fitted(s: Session, tournament_id: int | None, rows: GameRows) -> list[Standing]:
+    """``rank`` of the scope's ``rows`` by its model; a ladder's with the predecessor's
+    prior on each new version of a bot (a tournament compares its entrants instead)."""
+    ladder = tournament_id is not None and get_tournament(s, tournament_id).kind == "ladder"
+    successors = predecessors(s, _bots(rows)) if ladder else None
+    return rank(s, rows, model_for(s, tournament_id), successors)
 
 
 def model_for(s: Session, tournament_id: int | None) -> str:
@@ -82,12 +91,17 @@ def scale_note(model: str, tournament_id: int | None) -> str:
     )
 
 
-def rank(s: Session, rows: GameRows, model: str = DEFAULT_MODEL) -> list[Standing]:
-    """The rating fit (by ``model``) and statistics of ``rows``; ``s`` only names the
-    versions."""
+def rank(
+    s: Session,
+    rows: GameRows,
+    model: str = DEFAULT_MODEL,
+    successors: Mapping[int, int] | None = None,
+) -> list[Standing]:
+    """The rating fit (by ``model``, with the predecessor's prior of ``successors``) and
+    statistics of ``rows``; ``s`` only names the versions."""
     versions = s.scalars(select(BotVersion).where(BotVersion.id.in_(_bots(rows))))
     refs = {v.id: v.ref for v in versions}
-    ratings = fit(rows.games, rows.groups, model=model)
+    ratings = fit(rows.games, rows.groups, model=model, successors=successors)
     lines = (
         BotGameLine(
             g.bot_version_id, g.match_id, g.points / 10, g.deals, g.calls_made, g.deals, g.faults
@@ -143,7 +157,7 @@ def snapshot(db: Database, tournament_id: int, step: int = 1) -> bool:
             return False  # a comparison's or a challenge's matches are rated nowhere
         rows = game_rows(s, tournament_id)
         model = model_for(s, tournament_id)
-        table = rank(s, rows, model)
+        table = fitted(s, tournament_id, rows)
     done = len(set(rows.groups))  # the matches in this very fit
     with db.session() as s:
         lock_tournament(s, tournament_id)

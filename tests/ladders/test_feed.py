@@ -2,19 +2,38 @@
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 
 import pytest
 from sqlalchemy import select, update
 
-from arena.ladders.entrants import ANCHORS, ensure_ladder
-from arena.ladders.feed import feed
+from arena.house.names import house_player
+from arena.ladders.entrants import ANCHORS, ensure_ladder, open_ladder
+from arena.ladders.feed import WIDE, feed, ladder_state
+from arena.ladders.matchmaking import LadderState
+from arena.players.player import Player
+from arena.ratings import ELO_CENTER
+from arena.ratings.games import Z95
+from arena.ratings.successors import SUCCESSOR_SD
 from arena.runtime import Runtime
-from arena.store import BotVersion, Database, Match, add_bot_version, create_user, list_tournaments
+from arena.store import (
+    BotVersion,
+    Database,
+    Match,
+    add_bot_version,
+    create_user,
+    game_rows,
+    list_tournaments,
+)
 from arena.store.ladders import get_ladder
 from arena.store.models import Bot, Ladder, User, utcnow
+from arena.tournaments.adaptive import Ranked
 from arena.tournaments.dispatch import MATCH_PRIORITY, PLACEMENT_PRIORITY, Job, matches_to_send
-from arena.tournaments.standings import finish_tournament
+from arena.tournaments.spec import TournamentSpec
+from arena.tournaments.standings import cached_standings, finish_tournament, rank
+from arena.tournaments.successions import predecessors
+from tests.dashboard.ladder_site import play
 from tests.services.test_executor import house_only, tournament
 from tests.support import both_databases
 
@@ -165,3 +184,77 @@ def _play_all(db: Database, ladder_id: int) -> None:
             .where(Match.tournament_id == tournament_id, Match.status == "pending")
             .values(status="done")
         )
+
+
+def _played_ladder(db: Database, runtime: Runtime, settle: float, batches: int = 3) -> int:
+    """A one-deal pagat ladder (placement 2 matches, settle width ``settle``) whose feeder's
+    matches are played by house bots in-process, ``batches`` top-ups of them: "alpha"
+    by the heuristic bot, every other seat by the random one. Its id."""
+    spec = TournamentSpec.from_options(rules="pagat", deals=1)
+    ladder_id = open_ladder(db, spec, placement_matches=2, settle_half_width=settle)
+    for _ in range(batches):
+        for match_id in feed(db, runtime, ladder_id):
+            play(db, match_id, strong_alpha)
+    return ladder_id
+
+
+def strong_alpha(version: BotVersion, seat: int) -> Player:
+    kind = "heuristic" if version.bot.name == "alpha" else "random"
+    return house_player(kind, seat)
+
+
+def _standing(state: LadderState, version: int) -> Ranked:
+    return next(r for r in state.standings if r.name == str(version))
+
+
+def test_a_new_version_starts_where_its_predecessor_stands(
+    db: Database, store_runtime: Runtime
+) -> None:
+    """Alpha 1 plays well above the rest; alpha 2 enters at alpha 1's Elo with a wider
+    interval (a new bot at 1500, wide open), and once it plays, the ladder's fit holds it
+    nearer alpha 1 than its own few games would."""
+    first = upload(db, store_runtime, "ann", "alpha", "1")
+    upload(db, store_runtime, "bob", "beta")
+    ladder_id = _played_ladder(db, store_runtime, settle=50.0)
+    second = upload(db, store_runtime, "ann", "alpha", "2")
+    newcomer = upload(db, store_runtime, "cat", "gamma")
+    with db.session(read_only=True) as s:
+        ladder = s.get_one(Ladder, ladder_id)
+        state = ladder_state(s, ladder)
+        old = next(
+            st.rating
+            for st in cached_standings(s, ladder.tournament_id)
+            if st.bot_version_id == first
+        )
+    assert old.elo > 1600  # the heuristic among random bots
+    start, fresh = _standing(state, second), _standing(state, newcomer)
+    assert start.elo == old.elo and start.games == 0
+    assert start.ci_high - start.ci_low == pytest.approx(
+        2 * math.hypot(max(old.elo - old.ci_low, old.ci_high - old.elo), Z95 * SUCCESSOR_SD)
+    )
+    assert (fresh.elo, fresh.ci_low, fresh.ci_high) == (ELO_CENTER, *WIDE)
+
+    (match_id, *_) = feed(db, store_runtime, ladder_id)
+    with db.session(read_only=True) as s:
+        assert second in s.get_one(Match, match_id).seats  # its placement comes first
+    play(db, match_id, strong_alpha)
+    with db.session(read_only=True) as s:
+        tournament_id = s.get_one(Ladder, ladder_id).tournament_id
+        told = {st.bot_version_id: st.rating for st in cached_standings(s, tournament_id)}
+        plain = {st.bot_version_id: st.rating for st in rank(s, game_rows(s, tournament_id))}
+    assert abs(told[second].elo - told[first].elo) < abs(plain[second].elo - plain[first].elo)
+
+
+def test_a_predecessor_is_the_bots_previous_valid_version_among_those_named(
+    db: Database, store_runtime: Runtime
+) -> None:
+    one = upload(db, store_runtime, "ann", "alpha", "1")
+    two = upload(db, store_runtime, "ann", "alpha", "2")
+    three = upload(db, store_runtime, "ann", "alpha", "3")
+    other = upload(db, store_runtime, "bob", "beta")
+    with db.session() as s:
+        s.get_one(BotVersion, two).status = "rejected"
+    with db.session(read_only=True) as s:
+        assert predecessors(s, [one, two, three, other]) == {two: one, three: one}
+        assert predecessors(s, [three], among=[two]) == {}  # not valid
+        assert predecessors(s, [three, other], among=[one, other]) == {three: one}

@@ -26,7 +26,7 @@ from tests.services.test_executor import assert_counted_once
 from tests.submissions.live import platform_env
 from tests.support import arena_command
 
-NEVER_UNSURE = 1e6  # a settle width (Elo) every interval is within: settled once placed
+NEVER_UNSURE = 1e6  # a settle width (Elo) every interval is within: placed by one match
 
 
 @pytest.fixture(autouse=True)
@@ -78,16 +78,19 @@ def test_a_run_until_settled_places_and_ranks_a_sandboxed_bot(
 
     out = ladder_run(db, tmp_path, "--until-settled", "--workers", "1")
 
-    assert "2 matches played" in out, out
+    # its first match leaves it no longer provisional (its interval is within the width),
+    # which ends its placement before the cap of 2 and settles the ladder
+    assert "1 match played" in out, out
     assert "settled" in out, out  # `ladder show`'s headline, printed at the end
-    assert statuses(db, tid) == {"done": 2}
+    assert statuses(db, tid) == {"done": 1}
     assert_counted_once(db, tid, games=2)
     with db.session(read_only=True) as s:
         view = ladder_view(s, "pagat")
         assert list_tournaments(s) == []  # no tournament was made for it
     assert view.state == "settled" and view.placing == []
     (entry,) = [e for e in view.ranked if e.bot_version_id == solo]
-    assert entry.games == 4 and entry.matches == 2 and entry.rank is not None
+    assert entry.games == 2 and entry.matches == 1 and entry.rank is not None
+    assert not entry.provisional
     assert {e.house for e in view.ranked} == {True, False}  # ranked among the anchors
 
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
-from arena.ladders.matchmaking import Knobs, LadderState, next_tables, settled, unplaced
+from arena.ladders.matchmaking import (
+    Knobs,
+    LadderState,
+    next_tables,
+    provisional,
+    settled,
+    unplaced,
+)
 from arena.tournaments.adaptive import Ranked
 
 KNOBS = Knobs(placement_matches=8, settle_half_width=50.0, games_per_match=4)
@@ -65,11 +72,14 @@ def test_placement_counts_scheduled_matches_and_then_stops() -> None:
 def test_anchors_are_never_placed() -> None:
     house = rated("house", 2600, 5)  # far and sure: no reason to seat it but placement
     state = ladder([*PLACED, house], {"house": 0}, anchors=frozenset({"house"}))
-    assert unplaced(state, 8) == []
+    assert unplaced(state, KNOBS) == []
     assert not all("house" in t for t in next_tables(state, 3, KNOBS))
-    plain = ladder([*PLACED, house], {"house": 0})
-    assert unplaced(plain, 8) == ["house"]
+    unsure = rated("house", 2600, 400)  # a contestant is placed while it is provisional
+    plain = ladder([*PLACED, unsure], {"house": 0})
+    assert unplaced(plain, KNOBS) == ["house"]
     assert all("house" in t for t in next_tables(plain, 3, KNOBS))
+    wide_anchor = ladder([*PLACED, unsure], {"house": 0}, anchors=frozenset({"house"}))
+    assert unplaced(wide_anchor, KNOBS) == []
 
 
 def test_a_settled_ladder_schedules_nothing() -> None:
@@ -147,3 +157,73 @@ def test_equal_bots_that_never_separate_do_not_take_every_table() -> None:
     tables = next_tables(ladder(rows), 4, KNOBS)
     assert len(tables) == 4
     assert all({"r1", "r2"} <= set(t) for t in tables)
+
+
+# Twelve placed bots 100 Elo apart, narrow (±40): b0 at 2100 down to b11 at 1000.
+FIELD = [rated(f"b{i}", 2100 - 100 * i, 40) for i in range(12)]
+
+
+def _opponents(tables: list, name: str) -> list[str]:
+    return [n for t in tables for n in t if n != name]
+
+
+def test_a_version_being_placed_meets_opponents_near_its_estimate() -> None:
+    """Two matches in, its interval ±150 about 1450: every opponent of its next tables is
+    among the bots rated near it (its window: the six nearest when fewer are within)."""
+    placing = rated("v", 1450, 150, games=8)
+    tables = next_tables(ladder([*FIELD, placing], {"v": 2}), 6, KNOBS)
+    assert len(tables) == 6 and all("v" in t for t in tables)
+    elo = {r.name: r.elo for r in FIELD}
+    met = [elo[n] for n in _opponents(tables, "v")]
+    assert min(met) >= 1200 and max(met) <= 1700, sorted(met)
+    assert len(set(met)) >= 4  # not the same three every time
+
+
+def test_the_window_widens_with_the_versions_uncertainty() -> None:
+    unsure = rated("v", 1450, 600, games=4)  # ±600: most of the ranking is plausible
+    tables = next_tables(ladder([*FIELD, unsure], {"v": 1}), 6, KNOBS)
+    elo = {r.name: r.elo for r in FIELD}
+    met = [elo[n] for n in _opponents(tables, "v")]
+    assert min(met) <= 1000 and max(met) >= 1900, sorted(met)
+
+
+def test_near_opponents_of_one_owner_give_way_to_the_next_nearest() -> None:
+    """The bots rated near it belong to one owner: one of them may sit with it, the other
+    seats go to the nearest bots of other owners, never two of one owner at a table."""
+    placing = rated("v", 1450, 150, games=8)
+    owners = {r.name: f"user {r.name}" for r in FIELD} | {"v": "user v"}
+    for name in ("b5", "b6", "b7", "b8"):  # 1600, 1500, 1400, 1300
+        owners[name] = "user crowd"
+    state = ladder([*FIELD, placing], {"v": 2}, owners=owners)
+    tables = next_tables(state, 4, KNOBS)
+    assert len(tables) == 4
+    for table in tables:
+        assert "v" in table and len({owners[n] for n in table}) == 4
+    elo = {r.name: r.elo for r in FIELD}
+    assert all(abs(elo[n] - 1450) <= 450 for n in _opponents(tables, "v"))
+
+
+def test_placement_stops_once_a_version_is_not_provisional_or_has_played_the_cap() -> None:
+    sure = rated("v", 1450, 45, games=40)  # within the settle width of ±50 after 3 matches
+    state = ladder([*FIELD, sure], {"v": 3})
+    assert not provisional(sure, KNOBS.settle_half_width)
+    assert unplaced(state, KNOBS) == []
+    capped = rated("v", 1450, 300, games=32)  # still provisional, but 8 matches played
+    assert provisional(capped, KNOBS.settle_half_width)
+    assert unplaced(ladder([*FIELD, capped], {"v": 8}), KNOBS) == []
+    short = ladder([*FIELD, capped], {"v": 7})
+    assert unplaced(short, KNOBS) == ["v"]
+    assert "v" in next_tables(short, 1, KNOBS)[0]
+    # no game at all is provisional whatever the settle width (a start is no measurement)
+    assert provisional(rated("w", 1500, 10, games=0), 1e6)
+
+
+def test_a_cohort_is_made_of_newcomers_within_each_others_window() -> None:
+    """Three waiting: two unknown and one already near the top. The two unknown share
+    their tables; the known one is not dragged to theirs."""
+    crowd = [Ranked(f"n{i}", 1500, 100, 2900, 0) for i in range(2)]
+    known = rated("k", 2050, 120, games=12)
+    state = ladder([*FIELD, *crowd, known], {"n0": 0, "n1": 0, "k": 3})
+    tables = next_tables(state, 6, KNOBS)
+    assert any({"n0", "n1"} <= set(t) for t in tables)
+    assert not any("k" in t and ({"n0", "n1"} & set(t)) for t in tables)
