@@ -51,7 +51,7 @@ class LadderEntry:
     ci_high: float | None
     games: int
     trend: float | None  # Elo change since the previous rating snapshot that rated it
-    provisional: bool  # its 95 % interval is wider than the ladder's settle width either side
+    provisional: bool  # no game yet, or a 95 % interval wider than the settle width a side
 
     def as_dict(self) -> dict[str, Any]:
         """JSON data: an interval side the data leave unbounded is None."""
