@@ -12,7 +12,8 @@ are copies of these archives and do not count.
 A rejected version is never played again, so its archive is not needed: freeing it deletes
 only the archive (and this machine's cached copy); the version row, its reason, its
 validation log and the rejection history stay, and its bytes stop counting. Archives of
-versions that were entered in a tournament are kept whatever their status.
+versions that were entered in a tournament are kept whatever their status (its own
+validation match, which nothing plays again, aside).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sqlalchemy.orm import Session
 from arena.store.blobs import BlobStore
 from arena.store.errors import StoreError
 from arena.store.models import Bot, BotArchive, BotRejection, BotVersion, TournamentEntry, User
+from arena.store.validations import validation_tournaments
 
 
 class QuotaExceeded(StoreError):
@@ -66,7 +68,10 @@ def free_rejected_archives(
         rejected = rejected.join(Bot).where(Bot.owner_id == owner_id)
         built = built.join(Bot).where(Bot.owner_id == owner_id)
         replaced = replaced.join(Bot, Bot.id == BotVersion.bot_id).where(Bot.owner_id == owner_id)
-    entered = exists().where(TournamentEntry.bot_version_id == BotVersion.id)
+    entered = exists().where(
+        TournamentEntry.bot_version_id == BotVersion.id,
+        TournamentEntry.tournament_id.not_in(validation_tournaments()),
+    )
     kept = or_(BotVersion.status != "rejected", entered)
     needed: Any = union(
         select(BotVersion.sha256).where(kept),

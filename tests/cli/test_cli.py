@@ -87,7 +87,7 @@ def test_bot_add_validates_and_bot_list_shows_every_version(arena, sandbox, tmp_
     newer = shutil.copytree(SAMPLE_BOTS / "random", tmp_path / "random-1.0.1")
     toml = newer / "bot.toml"
     toml.write_text(toml.read_text().replace('"1.0.0"', '"1.0.1"'))
-    ok(arena("bot", "add", "--no-validate", newer))  # bot 1's version 3
+    ok(arena("bot", "add", "--no-validate", newer))  # bot 1's version 6
 
     listing = ok(arena("bot", "list"))
     table = [cells for line in listing.splitlines() if len(cells := re.split("[│┃]", line)) > 2]
@@ -95,13 +95,17 @@ def test_bot_add_validates_and_bot_list_shows_every_version(arena, sandbox, tmp_
     assert header == [
         "bot id", "bot", "version", "version id", "owner", "status", "language", "reason"
     ]  # fmt: skip
-    # the bot's id (its page's and the API's) beside each version's
+    # the bot's id (its page's and the API's) beside each version's; the house bots of the
+    # first validation match (stored versions, as every match's seats are) come next
     assert [row[:7] for row in rows] == [
+        ["2", "house-heuristic", "builtin", "2", "house", "valid", ""],
+        ["4", "house-heuristic-2", "builtin", "4", "house", "valid", ""],
+        ["3", "house-random", "builtin", "3", "house", "valid", ""],
         ["1", "random", "1.0.0", "1", "operator", "valid", "python"],
-        ["1", "random", "1.0.1", "3", "operator", "valid", "python"],
-        ["2", "services-crash-at-start", "1.0", "2", "operator", "rejected", "python"],
+        ["1", "random", "1.0.1", "6", "operator", "valid", "python"],
+        ["5", "services-crash-at-start", "1.0", "5", "operator", "rejected", "python"],
     ]
-    assert rows[2][7].startswith("validation match: start_failed")
+    assert rows[5][7].startswith("validation match: start_failed")
     assert "bot id: the bot's, as its page takes it (/bots/ID" in " ".join(listing.split())
 
 
@@ -436,13 +440,15 @@ def test_demo_runs_the_sample_bots_against_the_house_bots(tmp_path, monkeypatch,
     if with_js:
         entrants.append("js-lowcard@1.0.0")
     tables = 5 if with_js else 1  # every 4 of the 5 or 4 entrants
-    assert f"tournament 1: {tables} done" in out
-    assert "Standings of tournament 1" in out
-    assert "arena dashboard and open http://127.0.0.1:8000/tournaments/1" in out
+    tournament = len(entrants) - 2 + 1  # after a validation tournament for each sample
+    assert f"tournament {tournament}: {tables} done" in out
+    assert f"Standings of tournament {tournament}" in out
+    assert f"arena dashboard and open http://127.0.0.1:8000/tournaments/{tournament}" in out
     rows = table_rows(out, tuple(entrants))
     assert sorted(int(row.split()[0]) for row in rows.values()) == list(range(1, len(entrants) + 1))
     blobs = [p for p in (workdir / "arena-data" / "blobs").rglob("*") if p.is_file()]
-    assert len(blobs) == len(entrants)  # house bots are stored versions too
+    # house bots are stored versions too, the third of the validation matches' among them
+    assert len(blobs) == len(entrants) + 1
     assert sum(zipfile.is_zipfile(p) for p in blobs) == len(entrants) - 2  # the samples
 
 

@@ -23,8 +23,9 @@ BOT = "random@1.0.0"
 
 @pytest.fixture(scope="module")
 def platform(tmp_path_factory: pytest.TempPathFactory, sandbox: None) -> Path:
-    """Tournament 1: random and house bots (4 matches of 2 games of 1 deal); the pagat
-    ladder: one placement match of random's; tournament 3: house bots only (1 match)."""
+    """Match 1: random's validation match (exported never); tournament 2: random and house
+    bots (4 matches of 2 games of 1 deal); the pagat ladder: one placement match of
+    random's; tournament 4: house bots only (1 match)."""
     folder = tmp_path_factory.mktemp("export")
     with pytest.MonkeyPatch.context() as env:
         _platform_env(env, folder)
@@ -32,10 +33,10 @@ def platform(tmp_path_factory: pytest.TempPathFactory, sandbox: None) -> Path:
         for command in (
             ("bot", "add", SAMPLE_BOTS / "random"),
             ("tournament", "create", "--bots", "random,house:heuristic", "--deals", "1"),
-            ("tournament", "run", "1", "--workers", "1"),
+            ("tournament", "run", "2", "--workers", "1"),
             ("ladder", "run", "--matches", "1", "--workers", "1"),
             ("tournament", "create", "--deals", "1", "--games-per-match", "1", "--bots"),
-            ("tournament", "run", "3", "--workers", "1"),
+            ("tournament", "run", "4", "--workers", "1"),
         ):
             if command[-1] == "--bots":
                 command += ("house:heuristic,house:random,house:heuristic#2,house:random#2",)
@@ -89,10 +90,10 @@ def test_every_finished_match_is_a_line_holding_its_public_record_without_seeds(
     assert result.exit_code == 0, result.output
     assert result.stderr.strip() == f"6 matches written to {out}"
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [row["match"] for row in rows] == [1, 2, 3, 4, 5, 6]  # oldest first
+    assert [row["match"] for row in rows] == [2, 3, 4, 5, 6, 7]  # oldest first, validation not
     assert out.read_text().splitlines() == ok(arena("export", "--out", "-")).splitlines()
     assert [row["ladder"] for row in rows] == [None] * 4 + ["pagat", None]
-    assert {row["tournament"] for row in rows if row["ladder"] is None} == {1, 3}
+    assert {row["tournament"] for row in rows if row["ladder"] is None} == {2, 4}
     for row in rows:
         assert row["format"] == "callbreak-export-match" and row["finished_at"]
         assert "seed" not in set(keys(row)) and "logs" not in row
@@ -110,16 +111,17 @@ def test_filters_take_names_and_combine(arena: Arena, home: Path) -> None:
     def matches(*options: str) -> list[int]:
         return [row["match"] for row in exported(arena, *options)]
 
-    assert matches("--bot", "random") == matches("--bot", BOT) == [1, 2, 3, 4, 5]
-    everything = [1, 2, 3, 4, 5, 6]
+    assert matches("--bot", "random") == matches("--bot", BOT) == [2, 3, 4, 5, 6]
+    everything = [2, 3, 4, 5, 6, 7]
     assert matches("--bot", "house:random") == matches("--bot", "house-random") == everything
-    assert matches("--bot", "house-random-2") == [6]
-    assert matches("--ladder", "pagat") == matches("--ladder", "pagat", "--bot", "random") == [5]
-    assert matches("--tournament", "1") == [1, 2, 3, 4]
-    assert matches("--tournament", "3", "--bot", "random") == []
-    assert matches("--tournament", "3", "--ladder", "pagat") == []
+    assert matches("--bot", "house-random-2") == [7]
+    assert matches("--ladder", "pagat") == matches("--ladder", "pagat", "--bot", "random") == [6]
+    assert matches("--tournament", "2") == [2, 3, 4, 5]
+    assert matches("--tournament", "1") == []  # random's validation: its owner's, not exported
+    assert matches("--tournament", "4", "--bot", "random") == []
+    assert matches("--tournament", "4", "--ladder", "pagat") == []
     assert matches("--since", "2999-01-01") == []
-    assert matches("--since", "2000-01-01T00:00+05:45") == [1, 2, 3, 4, 5, 6]
+    assert matches("--since", "2000-01-01T00:00+05:45") == everything
     finished = {row["match"]: row["finished_at"] for row in exported(arena)}
     latest = max(finished.values())  # to the second: a match of that second is not before it
     after = [m for m, at in finished.items() if at >= latest]
@@ -165,11 +167,11 @@ def test_logs_are_added_only_when_asked(arena: Arena, home: Path) -> None:
     db = Database(f"sqlite:///{home / 'arena.db'}")
     try:
         with db.session(read_only=True) as s:
-            stored = {match: bot_logs(s, match) for match in range(1, 7)}
+            stored = {match: bot_logs(s, match) for match in range(2, 8)}
     finally:
         db.dispose()
     rows = exported(arena, "--logs")
-    assert [row["match"] for row in rows if "logs" in row] == [1, 2, 3, 4, 5]
+    assert [row["match"] for row in rows if "logs" in row] == [2, 3, 4, 5, 6]
     for row in rows[:5]:
         [text] = stored[row["match"]].values()  # the only process bot of the match
         assert row["logs"] == {BOT: text} and text

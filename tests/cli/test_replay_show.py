@@ -81,8 +81,8 @@ def test_show_refuses_what_it_cannot_show(arena, tmp_path):
 
 
 def test_export_and_show_a_tournament_match(arena, sandbox, home, tmp_path):
-    ok(arena("bot", "add", SAMPLE_BOTS / "random"))
-    ok(
+    ok(arena("bot", "add", SAMPLE_BOTS / "random"))  # its validation match is match 1
+    created = ok(
         arena(
             "tournament",
             "create",
@@ -96,20 +96,24 @@ def test_export_and_show_a_tournament_match(arena, sandbox, home, tmp_path):
             "4",
         )
     )
-    one_line_error(arena("replay", "export", "1"), "match 1 has not finished")
-    ok(arena("tournament", "run", "1", "--workers", "1"))
+    tournament = re.match(r"tournament (\d+):", created)[1]
+    match = "2"  # the tournament's one match, after the validation match
+    one_line_error(arena("replay", "export", match), f"match {match} has not finished")
+    ok(arena("tournament", "run", tournament, "--workers", "1"))
     out = tmp_path / "one.json"
-    assert f"match 1: record written to {out}" in ok(arena("replay", "export", "1", "-o", out))
+    exported = ok(arena("replay", "export", match, "-o", out))
+    assert f"match {match}: record written to {out}" in exported
     record = json.loads(out.read_text())
     assert record["format"] == "callbreak-match" and "random@1.0.0" in record["players"]
+    assert record["match_id"] == f"t{tournament}-m{match}"
     assert "consistent with the rules" in ok(arena("replay", "check", out))
-    assert json.loads(ok(arena("replay", "export", "1", "-o", "-"))) == record
-    from_file, from_db = ok(arena("replay", "show", out)), ok(arena("replay", "show", "1"))
+    assert json.loads(ok(arena("replay", "export", match, "-o", "-"))) == record
+    from_file, from_db = ok(arena("replay", "show", out)), ok(arena("replay", "show", match))
     assert from_file == from_db and len(_deal_blocks(from_db)) == 2
     assert "random@1.0.0" in from_db
-    default = Path("match-1.json")
+    default = Path(f"match-{match}.json")
     try:
-        ok(arena("replay", "export", "1"))
+        ok(arena("replay", "export", match))
         assert json.loads(default.read_text()) == record
     finally:
         default.unlink(missing_ok=True)

@@ -17,7 +17,7 @@ from arena.cli import main
 from arena.ladders.entrants import ANCHORS, open_ladder
 from arena.ops.stats import read_stats
 from arena.readmodels.export import ExportQuery, lines, plan
-from arena.registry import register_bot, validate_stored
+from arena.registry import free_rejected, register_bot, validate_stored
 from arena.registry import validation as registry
 from arena.registry.validation_match import OPPONENTS, STRIKES
 from arena.sandbox import LOG_MARK
@@ -189,6 +189,11 @@ def test_a_crash_in_a_later_game_rejects_and_its_owner_alone_diagnoses_it(
         main, ["replay", "decision", str(file), "--bot", str(bot_dir)], env=env
     )
     assert "crashing in game 3, deal 2" in again.output, again.output
+
+    # Its archive is freed as any rejected version's (nothing plays the match again); the
+    # match stays readable.
+    assert [digest for digest, _ in free_rejected(db, runtime, alice.id)] == [judged.sha256]
+    assert client.get(f"{page}/replay.json", headers=as_user(alice)).status_code == 200
 
 
 def test_a_good_bot_validates_in_a_whole_match_of_its_first_ladder(db, runtime, client, alice):
