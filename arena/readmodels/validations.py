@@ -62,9 +62,10 @@ def validation_of(s: Session, match_id: int) -> Validation | None:
         .limit(1)
     )
     first = s.scalar(query)
-    fault = first and FirstFault(
-        first.kind, public_reason(first.reason), first.game, first.deal, first.decision
-    )
+    fault = None
+    if first is not None:
+        reason = public_reason(first.reason)
+        fault = FirstFault(first.kind, reason, first.game, first.deal, first.decision)
     bot = version.bot
     return Validation(
         match_id,
