@@ -143,10 +143,10 @@ def compared(db: Database) -> Comparison | None:
 
 def no_tournament(db: Database) -> None:
     """Nobody organised anything: the ladder's row is the only tournament row (but for the
-    comparisons the platform started for new versions)."""
+    comparisons the platform started for new versions and their validation matches)."""
     with db.session(read_only=True) as s:
         assert list_tournaments(s) == []
-        query = select(func.count()).where(Tournament.kind != "comparison")
+        query = select(func.count()).where(Tournament.kind.not_in(("comparison", "validation")))
         assert s.scalar(query) == 1
 
 
