@@ -25,7 +25,15 @@ from arena.referee import Clock, MatchResult, MatchSpec, play_match, secret_seed
 from arena.registry.house import house_version
 from arena.registry.players import captured_logs, player_for
 from arena.runtime import Runtime
-from arena.store import BotVersion, Database, Lease, Tournament, claim_match, record_result
+from arena.store import (
+    BotVersion,
+    Database,
+    Lease,
+    StoreError,
+    Tournament,
+    claim_match,
+    record_result,
+)
 from arena.store.ladders import list_ladders
 from arena.store.leases import kept
 from arena.store.matches import MATCHES, mark_failed
@@ -48,9 +56,13 @@ class Table:
     games: int
     clock: Clock
 
+    @property
+    def played_clock(self) -> Clock:
+        startup_ms = max(self.clock.startup_ms, STARTUP_MS)
+        return dataclasses.replace(self.clock, startup_ms=startup_ms)
+
     def spec(self, match_id: str, seed: int) -> MatchSpec:
-        clock = dataclasses.replace(self.clock, startup_ms=max(self.clock.startup_ms, STARTUP_MS))
-        return MatchSpec(match_id, self.rules, seed, self.games, clock, STRIKES)
+        return MatchSpec(match_id, self.rules, seed, self.games, self.played_clock, STRIKES)
 
     def columns(self, name: str, seed: int) -> dict:
         """Its tournament row's settings."""
@@ -58,7 +70,7 @@ class Table:
             "name": name,
             "ruleset": self.rules.to_dict(),
             "deals_per_game": self.rules.deals_per_game,
-            "clock": dataclasses.asdict(self.clock),
+            "clock": dataclasses.asdict(self.played_clock),
             "games_per_match": self.games,
             "max_strikes": STRIKES,
             "seed": seed,
@@ -109,7 +121,8 @@ class ValidationMatch:
         wall_s = time.perf_counter() - started
         logs = captured_logs(log_dir, self.versions)
         with self.db.session() as s:
-            record_result(s, lease, result, wall_s, logs, audited=False)
+            if not record_result(s, lease, result, wall_s, logs, audited=False):
+                raise StoreError(f"validation match {lease.match_id} was taken over meanwhile")
             s.get_one(Tournament, self.tournament_id).status = "done"
         return result
 
@@ -120,8 +133,10 @@ class ValidationMatch:
     def abandon(self, reason: str) -> None:
         """End a match that could not be played (the platform's failure, not the bot's)."""
         with self.db.session() as s:
-            mark_failed(s, self.lease.match_id, reason)
-            s.get_one(Tournament, self.tournament_id).status = "done"
+            tournament = s.get(Tournament, self.tournament_id)
+            if tournament is not None:  # not replaced by a later validation meanwhile
+                mark_failed(s, self.lease.match_id, reason)
+                tournament.status = "done"
 
 
 def open_validation(
@@ -138,7 +153,8 @@ def open_validation(
         version = s.get_one(BotVersion, version_id)
         columns = table.columns(f"validation of {version.ref}", secret_seed())
         match = add_validation(s, columns, version, order, seat, secret_seed())
-        worker = f"validation@{socket.gethostname()}:{os.getpid()}"  # no executor frees it
+        # not HOST:PID, the executors' names: their recovery never frees it for a match job
+        worker = f"validation@{socket.gethostname()}:{os.getpid()}"
         lease = claim_match(s, match.id, worker, settings.lease_s, settings.max_attempts)
         if lease is None:
             raise RuntimeError(f"validation match {match.id} could not be claimed")
