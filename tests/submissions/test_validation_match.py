@@ -39,7 +39,7 @@ from dashboard import create_app
 from tests.referee.conftest import copy_bot_dir
 from tests.services.conftest import SAMPLE_BOTS
 from tests.submissions.conftest import Account, zip_of
-from tests.support import HOSTILE_BOTS
+from tests.support import HOSTILE_BOTS, both_databases
 
 LATER_CRASH = "crashes_in_a_later_game"  # its first card of game 3, deal 2
 
@@ -86,6 +86,7 @@ def count(db: Database, model, *where) -> int:
         return s.scalar(select(func.count()).select_from(model).where(*where)) or 0
 
 
+@both_databases
 def test_a_crash_in_a_later_game_rejects_and_its_owner_alone_diagnoses_it(
     db, runtime, client, alice, bob, organiser, tmp_path
 ):
@@ -231,6 +232,7 @@ def test_the_opponents_are_the_ladders_anchors():
     assert OPPONENTS == ANCHORS
 
 
+@both_databases
 def test_a_validation_that_could_not_run_is_ended_and_the_next_one_replaces_it(
     db, runtime, monkeypatch
 ):
