@@ -19,8 +19,10 @@ DEFAULT_MAX_UPLOAD = 64 * 1024 * 1024
 DEFAULT_SUBMISSIONS_PER_HOUR = 20
 DEFAULT_COMPARISON_PAIRS = 40  # a new version's comparison: at most 80 matches
 DEFAULT_ANALYSES_PER_HOUR = 10  # match analyses per user (organisers: no limit)
-BUILD_MARGIN_S = 300.0  # a build's packing and storing, then the validation match after it
-DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation match takes seconds; ten minutes is lost
+# A build's packing and storing, then the validation match after it: at most 4 games of 70
+# decisions at the default 1 s each plus a 10-s bank a game (320 s), and the start-ups.
+BUILD_MARGIN_S = 420.0
+DEFAULT_PENDING_TIMEOUT_S = 600.0  # a validation takes seconds (320 s at most): 10 min is lost
 DEFAULT_STORAGE_QUOTA = 256 * 1024 * 1024  # four uploads at the cap, hundreds of usual bots
 DEFAULT_LEASE_S = 60.0
 DEFAULT_MAX_ATTEMPTS = 3

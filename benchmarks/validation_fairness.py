@@ -3,7 +3,7 @@ bot that spends its whole clock are being validated.
 
 Through the real upload path (``submit_version``) and real validation matches in the bwrap
 sandbox, on a private SQLite: user mallory uploads two versions of
-tests/hostile_bots/slow_thinker (about a minute of validation each), then user victor
+tests/hostile_bots/slow_thinker (about four minutes of validation each), then user victor
 uploads the random sample bot. Two rows, in one run:
 
 - one thread, first come first served: the validation pool as it was (one thread, one key);
