@@ -168,6 +168,8 @@ def test_a_crash_in_a_later_game_rejects_and_its_owner_alone_diagnoses_it(
     # In no public list, page, count or statistic.
     listed = client.get("/api/v1/matches", headers=as_user(alice)).get_json()["matches"]
     assert match.id not in [row["id"] for row in listed]
+    assert client.get("/api/v1/leaderboard").get_json()["rows"] == []  # every game: none
+    assert client.get(f"/api/v1/leaderboard?tournament={match.tournament_id}").status_code == 404
     assert client.get(f"/tournaments/{match.tournament_id}").status_code == 404
     assert client.get(f"/api/v1/tournaments/{match.tournament_id}").status_code == 404
     bot = client.get(f"/api/v1/bots/{judged.bot_id}").get_json()
