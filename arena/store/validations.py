@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy import ColumnElement, Select, delete, func, select
 from sqlalchemy.orm import Session
 
 from arena.store.models import BotVersion, Match, Tournament, TournamentEntry
@@ -20,7 +20,7 @@ VALIDATION = "validation"  # Tournament.kind
 JUDGED = 0  # the entrant index of the version a validation tournament judges
 
 
-def validation_tournaments() -> Any:
+def validation_tournaments() -> Select[int]:
     """The ids of every validation tournament, as a subquery."""
     return select(Tournament.id).where(Tournament.kind == VALIDATION)
 
@@ -60,7 +60,7 @@ def add_validation(
     return match
 
 
-def _judging(version_id: int) -> Any:
+def _judging(version_id: int) -> Select[int]:
     """The ids of the validation tournaments that judged ``version_id``."""
     return (
         select(TournamentEntry.tournament_id)
@@ -90,14 +90,16 @@ def validation_matches(s: Session, version_ids: Collection[int]) -> dict[int, in
 
 
 def judged_version(s: Session, match: Match) -> BotVersion | None:
-    """The version a validation match judged; None for a match of any other kind."""
+    """The version a validation match judged; None for a match of any other kind (one read
+    by primary key)."""
+    tournament = s.get(Tournament, match.tournament_id)
+    if tournament is None or tournament.kind != VALIDATION:
+        return None
     query = (
         select(BotVersion)
         .join(TournamentEntry, TournamentEntry.bot_version_id == BotVersion.id)
-        .join(Tournament, Tournament.id == TournamentEntry.tournament_id)
         .where(
-            Tournament.id == match.tournament_id,
-            Tournament.kind == VALIDATION,
+            TournamentEntry.tournament_id == tournament.id,
             TournamentEntry.entrant_index == JUDGED,
         )
     )
