@@ -8,8 +8,8 @@ from flask import Flask, jsonify, render_template, request
 from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException
 
-from arena.readmodels.decision import DecisionNotFound
 from arena.comparisons.errors import ComparisonRefused
+from arena.readmodels.decision import DecisionNotFound
 from arena.store import StoreError
 from arena.submissions import SubmissionError
 from dashboard.auth import as_visitor
