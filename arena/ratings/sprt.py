@@ -6,7 +6,8 @@ one with each version; its sample is the candidate's points a deal minus the bas
 Pairs are independent, so their mean is near normal, and two sequential probability ratio
 tests on it (Wald's, with the variance estimated from the pairs) run side by side: Δ = +δ
 against Δ = 0 ("better") and Δ = −δ against Δ = 0 ("worse"). Both accepting Δ = 0 means
-the versions are within δ of each other ("not separated"), as does reaching the cap.
+the versions are within δ of each other ("not separated"). At the cap undecided, the
+95 % interval of Δ decides: above 0 "better", below "worse", else "not separated".
 Each test's error rates are α (a verdict for a difference that is not there) and β (a
 difference of δ missed), at the stated bounds ln(β/(1−α)) and ln((1−β)/α).
 
@@ -79,7 +80,10 @@ def summarise(diffs: Sequence[float], bounds: Bounds) -> Summary:
     better = scale * (mean - bounds.delta / 2)
     worse = scale * (-mean - bounds.delta / 2)
     elo, elo_half = _pair_elo(diffs)
-    return Summary(n, mean, half, better, worse, elo, elo_half, _verdict(n, better, worse, bounds))
+    verdict = _verdict(n, better, worse, bounds)
+    if verdict is None and n >= bounds.cap:
+        verdict = _at_cap(mean, half)
+    return Summary(n, mean, half, better, worse, elo, elo_half, verdict)
 
 
 def _verdict(n: int, better: float, worse: float, bounds: Bounds) -> str | None:
@@ -90,7 +94,17 @@ def _verdict(n: int, better: float, worse: float, bounds: Bounds) -> str | None:
             return "worse"
         if better <= bounds.lower and worse <= bounds.lower:
             return "not separated"
-    return "not separated" if n >= bounds.cap else None
+    return None
+
+
+def _at_cap(mean: float, half: float | None) -> str:
+    """The cap reached undecided (noisy pairs): the 95 % interval says, as a test of that
+    many pairs would; "not separated" where it holds 0."""
+    if half is not None and mean - half > 0:
+        return "better"
+    if half is not None and mean + half < 0:
+        return "worse"
+    return "not separated"
 
 
 def _pair_elo(diffs: Sequence[float]) -> tuple[float | None, float | None]:

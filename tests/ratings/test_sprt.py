@@ -50,7 +50,10 @@ def test_a_tiny_steady_difference_is_not_a_verdict_and_the_cap_ends_it() -> None
     assert summarise([0.01] * 5, bounds).verdict == "not separated"
     swings = [3.0, -3.0, 3.5, -2.5, 3.0]
     assert summarise(swings, bounds).verdict is None
-    assert summarise([*swings, -3.0], bounds).verdict == "not separated"
+    assert summarise([*swings, -3.0], bounds).verdict == "not separated"  # the interval holds 0
+    noisy_but_ahead = [9.0, 1.0, 8.0, 0.5, 7.0, 2.0]
+    assert summarise(noisy_but_ahead[:5], bounds).verdict is None
+    assert summarise(noisy_but_ahead, bounds).verdict == "better"  # at the cap, above 0
 
 
 def test_error_rates_hold_roughly_at_the_bounds() -> None:

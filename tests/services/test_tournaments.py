@@ -97,7 +97,8 @@ def test_entrants_by_name_version_id_and_house_bot(db, store_runtime, bots):
     house = house_version(db, store_runtime, "house:heuristic")
     ids = [bots["alpha@2.0"].id, bots["beta"].id, gamma.id, house.id, bots["delta"].id]
     assert entries_of(db, t.id) == ids  # "alpha" is its newest valid version
-    assert (t.name, t.status, t.seed) == (f"5 bots, {RULES.name}, seed {SEED}", "draft", SEED)
+    made = f"Tournament 1 (5 bots, {RULES.name}, seed {SEED})"  # the first of kind tournament
+    assert (t.name, t.status, t.seed) == (made, "draft", SEED)
     assert (t.deals_per_game, t.games_per_match) == (2, 2)
     assert t.ruleset == RULES.to_dict()
     assert (t.clock, t.max_strikes) == (asdict(Clock()), 3)
