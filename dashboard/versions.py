@@ -9,7 +9,7 @@ from flask import Blueprint, flash, jsonify, redirect, request, url_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.comparisons.promotion import make_current, set_promotion
+from arena.comparisons.promotion import TAKES_SEAT, make_current, set_promotion
 from arena.comparisons.start import start_comparison
 from arena.ratings.sprt import Bounds
 from arena.readmodels.comparisons import comparison_view, versions_panel
@@ -38,8 +38,9 @@ def current(bot_id: int):
 @login_required
 def promotion(bot_id: int):
     name = bot_owner(session(), bot_id).name
-    _set_promotion(name, request.form.get("promotion", ""))
-    flash(f"{name}: a new version now takes the seat {_WORDS[request.form['promotion']]}", "info")
+    policy = request.form.get("promotion", "")
+    _set_promotion(name, policy)
+    flash(f"{name}: a new version now takes the seat {TAKES_SEAT[policy]}", "info")
     return _back(bot_id)
 
 
@@ -85,13 +86,6 @@ def choose_promotion(name: str):
     body = request.get_json(silent=True) or {}
     _set_promotion(name, str(body.get("promotion", "")))
     return jsonify(_panel(name))
-
-
-_WORDS = {
-    "now": "at once",
-    "if-not-worse": "only if its comparison does not find it worse",
-    "keep": "only when you make it current",
-}
 
 
 def _make_current(name: str, version: str) -> str:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from arena.store.models import Comparison, GameScore, Match, MatchFault
+from arena.store.models import Comparison, Match, MatchFault
+from arena.store.results import match_points
 
 TENTHS = 10  # points are stored in tenths
 
@@ -49,15 +50,9 @@ def read_pairs(s: Session, comparison: Comparison) -> Pairs:
 
 
 def _points_a_deal(s: Session, match_ids: list[int]) -> dict[tuple[int, int], float]:
-    query = (
-        select(GameScore.match_id, GameScore.bot_version_id, func.sum(GameScore.points))
-        .add_columns(func.sum(GameScore.deals))
-        .where(GameScore.match_id.in_(match_ids))
-        .group_by(GameScore.match_id, GameScore.bot_version_id)
-    )
     return {
-        (match, version): points / TENTHS / max(deals, 1)
-        for match, version, points, deals in s.execute(query)
+        key: points / TENTHS / max(deals, 1)
+        for key, (points, deals) in match_points(s, match_ids).items()
     }
 
 

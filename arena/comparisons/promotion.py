@@ -16,6 +16,13 @@ from arena.store import Bot, BotVersion, Database, StoreError
 from arena.store.bots import find_bot_version
 from arena.store.models import PROMOTIONS, Comparison
 
+# When a new valid version takes the seat, by policy: what the pages and messages say.
+TAKES_SEAT = {
+    "now": "at once",
+    "if-not-worse": "only if its comparison does not find it worse",
+    "keep": "only when its owner makes it current",
+}
+
 
 def on_verdict(s: Session, comparison: Comparison) -> None:
     """A gate comparison that ended promotes its candidate under "if-not-worse", unless

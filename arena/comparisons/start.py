@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.bots.protocols import protocol_of
@@ -21,10 +21,10 @@ from arena.ratings.sprt import Bounds
 from arena.referee import secret_seed
 from arena.registry import house_version
 from arena.runtime import Runtime
-from arena.store import BotVersion, Database, add_matches, create_tournament
+from arena.store import BotVersion, Database, add_matches, create_tournament, progress
 from arena.store.bots import find_bot_version
 from arena.store.ladders import list_ladders
-from arena.store.models import Comparison, Ladder, Match
+from arena.store.models import Comparison, Ladder
 from arena.tournaments.spec import TournamentSpec
 
 SEATS = 4
@@ -129,8 +129,7 @@ def add_pairs(s: Session, comparison: Comparison, count: int) -> None:
 
 
 def _scheduled_pairs(s: Session, comparison: Comparison) -> int:
-    query = select(func.count()).where(Match.tournament_id == comparison.tournament_id)
-    return (s.scalar(query) or 0) // 2
+    return sum(progress(s, comparison.tournament_id).values()) // 2
 
 
 def _opponent(db: Database, runtime: Runtime, ref: str) -> BotVersion:

@@ -7,14 +7,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.challenges.start import PER_DAY, challenges_left
+from arena.comparisons.pairs import TENTHS
 from arena.house.names import HOUSE_BOTS, HOUSE_PREFIX
-from arena.store import Bot, BotVersion, GameScore, Match, StoreError
+from arena.store import Bot, BotVersion, Match, StoreError
 from arena.store.ladders import seated_versions
 from arena.store.models import Challenge, as_utc
+from arena.store.results import match_points
 
 SHOWN = 10
 # every house bot, and second copies of the quick ones (three opponents must be different)
@@ -64,7 +66,7 @@ def challenges_panel(s: Session, bot_id: int, user_id: int | None) -> Challenges
     rows = s.execute(query).all()
     seats = {v for _, match in rows for v in match.seats}
     refs = {v.id: v.ref for v in s.scalars(select(BotVersion).where(BotVersion.id.in_(seats)))}
-    points = _points(s, [match.id for _, match in rows])
+    points = match_points(s, [match.id for _, match in rows])
     others = [
         v.ref
         for v in seated_versions(s)
@@ -80,21 +82,12 @@ def challenges_panel(s: Session, bot_id: int, user_id: int | None) -> Challenges
                 refs[challenge.bot_version_id],
                 [refs[v] for v in match.seats if v != challenge.bot_version_id],
                 match.status,
-                {refs[v]: points.get((match.id, v), 0) / 10 for v in match.seats},
+                {refs[v]: points.get((match.id, v), (0, 0))[0] / TENTHS for v in match.seats},
                 as_utc(challenge.created_at).isoformat(timespec="seconds"),
             )
             for challenge, match in rows
         ],
     )
-
-
-def _points(s: Session, match_ids: list[int]) -> dict[tuple[int, int], int]:
-    query = (
-        select(GameScore.match_id, GameScore.bot_version_id, func.sum(GameScore.points))
-        .where(GameScore.match_id.in_(match_ids))
-        .group_by(GameScore.match_id, GameScore.bot_version_id)
-    )
-    return {(m, v): p for m, v, p in s.execute(query)}
 
 
 def _same_owner(version: BotVersion, bot: Bot) -> bool:

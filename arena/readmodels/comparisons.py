@@ -8,14 +8,12 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from arena.comparisons.pairs import read_pairs
-from arena.comparisons.start import bounds_of
-from arena.ratings.sprt import summarise
-from arena.store import Bot, BotVersion, StoreError
-from arena.store.models import Comparison, Match, as_utc
+from arena.comparisons.promotion import TAKES_SEAT
+from arena.store import Bot, BotVersion, StoreError, progress
+from arena.store.models import Comparison, as_utc
 
 SHOWN = 20  # the newest comparisons on a bot's page
 
@@ -50,6 +48,7 @@ class ComparisonView:
 class VersionsPanel:
     bot: str
     promotion: str
+    takes_seat: str  # the policy in words
     current: str | None  # the version holding the ladder seats
     choosable: list[str]  # valid versions that can be made current
     comparisons: list[ComparisonView]
@@ -73,6 +72,7 @@ def versions_panel(s: Session, bot_id: int) -> VersionsPanel:
     return VersionsPanel(
         bot.name,
         bot.promotion,
+        TAKES_SEAT[bot.promotion],
         held.version if held else None,
         [v.version for v in valid],
         [comparison_view(s, c) for c in s.scalars(query)],
@@ -80,14 +80,10 @@ def versions_panel(s: Session, bot_id: int) -> VersionsPanel:
 
 
 def comparison_view(s: Session, comparison: Comparison) -> ComparisonView:
-    """A running comparison's figures are worked out afresh (one query of its matches); a
-    finished one's as its verdict left them."""
+    """Its figures as ``advance`` left them: after every one of its matches, by whichever
+    process recorded it."""
     summary = comparison.summary or {}
     faults = summary.get("faults", {})
-    if comparison.status == "running":
-        pairs = read_pairs(s, comparison)
-        summary = summarise(pairs.diffs, bounds_of(comparison)).to_dict()
-        faults = pairs.faults
     wanted = [int(v) for v in faults] + [
         comparison.baseline_version_id,
         comparison.candidate_version_id,
@@ -103,7 +99,7 @@ def comparison_view(s: Session, comparison: Comparison) -> ComparisonView:
         verdict=comparison.verdict,
         promoted=comparison.promoted,
         pairs=int(summary.get("pairs", 0)),
-        matches=_played(s, comparison.tournament_id),
+        matches=progress(s, comparison.tournament_id)["done"],
         pairs_cap=comparison.pairs_cap,
         delta=summary.get("delta") if summary.get("pairs") else None,
         half_width=summary.get("half_width"),
@@ -119,11 +115,6 @@ def comparison_view(s: Session, comparison: Comparison) -> ComparisonView:
 
 def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else as_utc(moment).isoformat(timespec="seconds")
-
-
-def _played(s: Session, tournament_id: int) -> int:
-    query = select(func.count()).where(Match.tournament_id == tournament_id, Match.status == "done")
-    return s.scalar(query) or 0
 
 
 def seat_notice(s: Session, version_id: int, stored_before: bool) -> str:

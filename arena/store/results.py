@@ -248,6 +248,18 @@ def game_rows(s: Session, tournament_id: int | None) -> GameRows:
     return GameRows(keys, games, lines)
 
 
+def match_points(s: Session, match_ids: list[int]) -> dict[tuple[int, int], tuple[int, int]]:
+    """(points in tenths, deals) of each bot version over each of these matches' games, by
+    (match id, version id)."""
+    query = (
+        select(GameScore.match_id, GameScore.bot_version_id, func.sum(GameScore.points))
+        .add_columns(func.sum(GameScore.deals))
+        .where(GameScore.match_id.in_(match_ids))
+        .group_by(GameScore.match_id, GameScore.bot_version_id)
+    )
+    return {(m, v): (points, deals) for m, v, points, deals in s.execute(query)}
+
+
 def _fault_counts(s: Session, tournament_id: int | None) -> dict[tuple[int, int, int], int]:
     game = func.coalesce(MatchFault.game, literal_column("0"))
     query = (
